@@ -1,0 +1,22 @@
+// Package v1alpha1 holds the ApplicationUpgrade API, group upgrades.lunadas.dev,
+// version v1alpha1: an ordered two-component (worker before API) image upgrade.
+//
+// +kubebuilder:object:generate=true
+// +groupName=upgrades.lunadas.dev
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+var (
+	// GroupVersion is the group and version of every type in this package.
+	GroupVersion = schema.GroupVersion{Group: "upgrades.lunadas.dev", Version: "v1alpha1"}
+
+	// SchemeBuilder registers this package's types with a runtime.Scheme.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+
+	// AddToScheme adds this package's types to a runtime.Scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)
