@@ -1,0 +1,202 @@
+package rollout
+
+import (
+	"sort"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// DefaultMaxRestarts is how many restarts a new pod in CrashLoopBackOff may
+// have before the rollout is declared Failed, when Options.MaxRestarts is 0.
+const DefaultMaxRestarts = 3
+
+// Options tune Assess. The zero value is the product's behaviour.
+type Options struct {
+	// MaxRestarts: a new pod waiting in CrashLoopBackOff with at least this
+	// many restarts fails the rollout. 0 means DefaultMaxRestarts.
+	MaxRestarts int32
+}
+
+// Assess decides whether d is fully rolled out, from the Deployment, the
+// ReplicaSets it owns and the pods its selector matches — including pods that
+// carry a deletionTimestamp. It implements the four-part definition in
+// docs/DESIGN.md ("fully rolled"), checked in this order:
+//
+//  1. status.observedGeneration >= metadata.generation (else every other
+//     status field describes the previous spec);
+//  2. failure: Progressing=False/ProgressDeadlineExceeded, ReplicaFailure=True,
+//     or a new pod waiting in ErrImagePull, ImagePullBackOff, InvalidImageName,
+//     CreateContainerConfigError, ErrImageNeverPull, or CrashLoopBackOff with
+//     at least Options.MaxRestarts restarts;
+//  3. updatedReplicas == replicas == availableReplicas == spec.replicas, in the
+//     order `kubectl rollout status` checks them
+//     (k8s.io/kubectl/pkg/polymorphichelpers/rollout_status.go);
+//  4. status.terminatingReplicas is 0 where the field is set (KEP-3973);
+//  5. the pod list shows no pod whose pod-template-hash differs from the new
+//     ReplicaSet's and no terminating pod — the check that still holds where
+//     the counters exclude terminating pods (Cluster API's pattern).
+//
+// Pods controlled by a ReplicaSet that d does not own are ignored. Assess never
+// mutates its arguments.
+func Assess(d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods []corev1.Pod, opts Options) Verdict {
+	if d.DeletionTimestamp != nil {
+		return failed(ReasonDeploymentBeingDeleted, "deployment %s/%s is being deleted", d.Namespace, d.Name)
+	}
+	if d.Status.ObservedGeneration < d.Generation {
+		return progressing(ReasonGenerationNotObserved,
+			"waiting for the deployment controller to observe generation %d (observed %d)", d.Generation, d.Status.ObservedGeneration)
+	}
+	owned := ownedReplicaSets(d, rss)
+	newRS := findNewReplicaSet(d, owned)
+	newHash := ""
+	if newRS != nil {
+		newHash = newRS.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
+	}
+	mine := ownedPods(owned, pods)
+	if v, bad := deploymentFailure(d); bad {
+		return v
+	}
+	if v, bad := podFailure(mine, newHash, opts); bad {
+		return v
+	}
+	if d.Spec.Paused {
+		return progressing(ReasonDeploymentPaused, "deployment %s/%s is paused: resume it to continue the rollout", d.Namespace, d.Name)
+	}
+	if v, done := counters(d); !done {
+		return v
+	}
+	if newRS == nil {
+		return progressing(ReasonNewReplicaSetNotFound, "no ReplicaSet of deployment %s/%s matches its pod template yet", d.Namespace, d.Name)
+	}
+	return podsGone(d, mine, newHash)
+}
+
+// counters applies `kubectl rollout status` steps 3–5 plus equality with
+// spec.replicas and terminatingReplicas; done is true when all hold.
+func counters(d *appsv1.Deployment) (Verdict, bool) {
+	want := specReplicas(d)
+	s := d.Status
+	switch {
+	case s.UpdatedReplicas < want:
+		return progressing(ReasonReplicasNotUpdated, "%d of %d updated replicas", s.UpdatedReplicas, want), false
+	case s.Replicas > s.UpdatedReplicas:
+		return progressing(ReasonOldReplicasPending, "%d old replicas pending termination", s.Replicas-s.UpdatedReplicas), false
+	case s.AvailableReplicas < s.UpdatedReplicas:
+		return progressing(ReasonReplicasNotAvailable, "%d of %d updated replicas available", s.AvailableReplicas, s.UpdatedReplicas), false
+	case s.Replicas != want || s.UpdatedReplicas != want || s.AvailableReplicas != want:
+		return progressing(ReasonReplicasNotUpdated, "replicas %d, updated %d, available %d, want %d",
+			s.Replicas, s.UpdatedReplicas, s.AvailableReplicas, want), false
+	case s.TerminatingReplicas != nil && *s.TerminatingReplicas > 0:
+		return progressing(ReasonTerminatingReplicas, "%d replicas terminating", *s.TerminatingReplicas), false
+	}
+	return Verdict{}, true
+}
+
+// podsGone is part 4 of the definition: no old-template pod and no
+// terminating pod in the live list, and every desired new pod visible.
+func podsGone(d *appsv1.Deployment, pods []corev1.Pod, newHash string) Verdict {
+	newPods := int32(0)
+	for i := range pods {
+		p := &pods[i]
+		hash := p.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
+		switch {
+		case hash != newHash:
+			return progressing(ReasonOldPodsExist, "old pod %s (template %s) still exists%s", p.Name, hash, terminatingSuffix(p))
+		case p.DeletionTimestamp != nil:
+			return progressing(ReasonPodsTerminating, "pod %s is terminating", p.Name)
+		}
+		newPods++
+	}
+	if want := specReplicas(d); newPods < want {
+		return progressing(ReasonNewPodsNotCreated, "pod list shows %d of %d new pods", newPods, want)
+	}
+	return Verdict{State: Rolled, Reason: ReasonRolled,
+		Message: "all " + itoa(newPods) + " pods run the new template and no old pod remains"}
+}
+
+func terminatingSuffix(p *corev1.Pod) string {
+	if p.DeletionTimestamp != nil {
+		return " (terminating)"
+	}
+	return ""
+}
+
+func specReplicas(d *appsv1.Deployment) int32 {
+	if d.Spec.Replicas == nil {
+		return 1
+	}
+	return *d.Spec.Replicas
+}
+
+// ownedReplicaSets keeps the ReplicaSets whose controller reference is d
+// (all of them when d has no UID, as in hand-built test objects).
+func ownedReplicaSets(d *appsv1.Deployment, rss []appsv1.ReplicaSet) []appsv1.ReplicaSet {
+	var out []appsv1.ReplicaSet
+	for _, rs := range rss {
+		if d.UID == "" || controlledBy(&rs.ObjectMeta, d.UID) {
+			out = append(out, rs)
+		}
+	}
+	return out
+}
+
+// ownedPods drops pods controlled by a ReplicaSet outside owned.
+func ownedPods(owned []appsv1.ReplicaSet, pods []corev1.Pod) []corev1.Pod {
+	uids := map[types.UID]bool{}
+	for _, rs := range owned {
+		uids[rs.UID] = true
+	}
+	var out []corev1.Pod
+	for _, p := range pods {
+		ref := metav1.GetControllerOfNoCopy(&p)
+		if ref != nil && ref.Kind == "ReplicaSet" && ref.UID != "" && !uids[ref.UID] {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func controlledBy(m *metav1.ObjectMeta, uid types.UID) bool {
+	ref := metav1.GetControllerOfNoCopy(m)
+	return ref != nil && ref.UID == uid
+}
+
+// findNewReplicaSet mirrors FindNewReplicaSet in
+// k8s.io/kubernetes/pkg/controller/deployment/util/deployment_util.go: the
+// oldest ReplicaSet whose template equals the Deployment's, ignoring the
+// pod-template-hash label.
+func findNewReplicaSet(d *appsv1.Deployment, rss []appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	sorted := append([]appsv1.ReplicaSet(nil), rss...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		ti, tj := sorted[i].CreationTimestamp, sorted[j].CreationTimestamp
+		if ti.Equal(&tj) {
+			return sorted[i].Name < sorted[j].Name
+		}
+		return ti.Before(&tj)
+	})
+	for i := range sorted {
+		if equalIgnoreHash(&sorted[i].Spec.Template, &d.Spec.Template) {
+			return &sorted[i]
+		}
+	}
+	return nil
+}
+
+// equalIgnoreHash mirrors EqualIgnoreHash in the same file.
+func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
+	a, b = a.DeepCopy(), b.DeepCopy()
+	delete(a.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
+	delete(b.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
+	if len(a.Labels) == 0 {
+		a.Labels = nil
+	}
+	if len(b.Labels) == 0 {
+		b.Labels = nil
+	}
+	return apiequality.Semantic.DeepEqual(a, b)
+}
