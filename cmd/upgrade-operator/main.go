@@ -1,0 +1,79 @@
+// Command upgrade-operator runs the operator's manager against the cluster
+// of --kubeconfig (or the in-cluster config).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/lunadas/upgrade-operator/operator/manager"
+)
+
+func main() {
+	if err := newCommand().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "upgrade-operator:", err)
+		os.Exit(1)
+	}
+}
+
+func newCommand() *cobra.Command {
+	var (
+		opts       manager.Options
+		namespaces string
+		kubeconfig string
+		zapOpts    = zap.Options{}
+	)
+	cmd := &cobra.Command{
+		Use:           "upgrade-operator",
+		Short:         "Upgrade a worker Deployment before its API, writing the API image only once every old worker pod is gone",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+			cfg, err := restConfig(kubeconfig)
+			if err != nil {
+				return err
+			}
+			opts.WatchNamespaces = manager.ParseNamespaces(namespaces)
+			ctx := ctrl.SetupSignalHandler()
+			mgr, err := manager.New(ctx, cfg, opts)
+			if err != nil {
+				return err
+			}
+			ctrl.Log.Info("starting manager", "watchNamespaces", opts.WatchNamespaces, "leaderElection", opts.LeaderElect)
+			return mgr.Start(ctx)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&namespaces, "watch-namespaces", "", "comma-separated namespaces to watch (Deployments, pods, ApplicationUpgrades); empty watches all")
+	f.StringVar(&kubeconfig, "kubeconfig", "", "path to a kubeconfig; empty uses $KUBECONFIG, then the in-cluster config")
+	f.StringVar(&opts.MetricsAddr, "metrics-bind-address", ":8080", "metrics listen address; 0 disables")
+	f.StringVar(&opts.ProbeAddr, "health-probe-bind-address", ":8081", "health probe listen address; 0 disables")
+	f.BoolVar(&opts.LeaderElect, "leader-elect", false, "enable leader election so only one replica reconciles")
+	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease; empty uses the pod's namespace")
+	f.StringVar(&opts.LeaderElectionID, "leader-election-id", manager.DefaultLeaderElectionID, "name of the leader election Lease")
+	gfs := flag.NewFlagSet("zap", flag.ContinueOnError)
+	zapOpts.BindFlags(gfs)
+	f.AddGoFlagSet(gfs)
+	return cmd
+}
+
+// restConfig loads --kubeconfig, else $KUBECONFIG / ~/.kube/config, else the in-cluster config.
+func restConfig(path string) (*rest.Config, error) {
+	if path == "" {
+		return ctrl.GetConfig()
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("load kubeconfig %s: %w", path, err)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,103 @@
+package controller
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+)
+
+// DeploymentRefIndex is the field index on ApplicationUpgrades holding the
+// names of the Deployments they reference (worker and API), in the
+// upgrade's own namespace. It turns a Deployment or pod event into the
+// upgrades to reconcile without listing every upgrade.
+const DeploymentRefIndex = "spec.deploymentRefs.name"
+
+// deploymentRefs is the DeploymentRefIndex extractor.
+func deploymentRefs(obj client.Object) []string {
+	u, ok := obj.(*upgradesv1alpha1.ApplicationUpgrade)
+	if !ok {
+		return nil
+	}
+	return []string{u.Spec.Worker.DeploymentRef.Name, u.Spec.API.DeploymentRef.Name}
+}
+
+// SetupIndexes registers DeploymentRefIndex with indexer (a manager's field
+// indexer, or the simulator's). It returns the indexer's error.
+func SetupIndexes(ctx context.Context, indexer client.FieldIndexer) error {
+	return indexer.IndexField(ctx, &upgradesv1alpha1.ApplicationUpgrade{}, DeploymentRefIndex, deploymentRefs)
+}
+
+// Mapper turns events of Deployments, ReplicaSets and pods into requests for
+// the ApplicationUpgrades that reference their Deployment, through
+// DeploymentRefIndex. Reader is the cached client.
+type Mapper struct {
+	Reader client.Reader
+}
+
+// upgradesFor lists the upgrades in namespace referencing Deployment name.
+func (m Mapper) upgradesFor(ctx context.Context, namespace, name string) []reconcile.Request {
+	var list upgradesv1alpha1.ApplicationUpgradeList
+	if err := m.Reader.List(ctx, &list, client.InNamespace(namespace), client.MatchingFields{DeploymentRefIndex: name}); err != nil {
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for _, u := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: u.Namespace, Name: u.Name}})
+	}
+	return reqs
+}
+
+// Deployment maps a Deployment event.
+func (m Mapper) Deployment(ctx context.Context, obj client.Object) []reconcile.Request {
+	return m.upgradesFor(ctx, obj.GetNamespace(), obj.GetName())
+}
+
+// ReplicaSet maps a ReplicaSet event through its controlling Deployment.
+func (m Mapper) ReplicaSet(ctx context.Context, obj client.Object) []reconcile.Request {
+	if ref := controllerOf(obj, "Deployment"); ref != "" {
+		return m.upgradesFor(ctx, obj.GetNamespace(), ref)
+	}
+	return nil
+}
+
+// Pod maps a pod event through its controlling ReplicaSet to the Deployment
+// (the ReplicaSet's name is "<deployment>-<pod-template-hash>"), so a pod's
+// deletion wakes the upgrade without any polling.
+func (m Mapper) Pod(ctx context.Context, obj client.Object) []reconcile.Request {
+	rs := controllerOf(obj, "ReplicaSet")
+	hash := obj.GetLabels()[appsv1.DefaultDeploymentUniqueLabelKey]
+	if rs == "" || hash == "" || len(rs) <= len(hash)+1 || rs[len(rs)-len(hash)-1:] != "-"+hash {
+		return nil
+	}
+	return m.upgradesFor(ctx, obj.GetNamespace(), rs[:len(rs)-len(hash)-1])
+}
+
+func controllerOf(obj client.Object, kind string) string {
+	for _, ref := range obj.GetOwnerReferences() {
+		if ref.Controller != nil && *ref.Controller && ref.Kind == kind {
+			return ref.Name
+		}
+	}
+	return ""
+}
+
+// StripPod is the pod cache transform: it keeps what Assess reads (metadata
+// labels, owner references, deletion timestamp, phase, conditions and
+// container statuses) and drops the spec and managed fields, which are most
+// of a pod's size.
+func StripPod(obj any) (any, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	p.ManagedFields = nil
+	p.Annotations = nil
+	p.Spec = corev1.PodSpec{NodeName: p.Spec.NodeName}
+	return p, nil
+}

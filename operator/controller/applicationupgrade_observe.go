@@ -1,0 +1,132 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/appupgrade"
+	"github.com/lunadas/upgrade-operator/operator/rollout"
+)
+
+// observe reads one component: its Deployment, the container to upgrade,
+// and — when the Deployment is usable — its ReplicaSets and pods for the
+// rollout assessment. A returned error is transient (for backoff); terminal
+// configuration problems land in Observed.ConfigError.
+func (r *ApplicationUpgradeReconciler) observe(ctx context.Context, u *upgradesv1alpha1.ApplicationUpgrade, name string, spec upgradesv1alpha1.ComponentSpec) (appupgrade.Observed, error) {
+	field := "spec." + name
+	o := appupgrade.Observed{Name: name, Spec: spec, Key: types.NamespacedName{Namespace: u.Namespace, Name: spec.DeploymentRef.Name}}
+	if !r.watched(u.Namespace) {
+		o.ConfigError = fmt.Errorf("deployment %s is in namespace %q, which this operator does not watch (--watch-namespaces=%s): add the namespace to the flag",
+			o.Key, u.Namespace, strings.Join(r.WatchNamespaces, ","))
+		return o, nil
+	}
+	var d appsv1.Deployment
+	if err := r.Client.Get(ctx, o.Key, &d); err != nil {
+		if apierrors.IsNotFound(err) {
+			o.ConfigError = fmt.Errorf("deployment %s not found: create it or fix %s.deploymentRef.name", o.Key, field)
+			return o, nil
+		}
+		return o, fmt.Errorf("get deployment %s: %w", o.Key, err)
+	}
+	o.Deployment = &d
+	container, err := resolveContainer(&d, spec.ContainerName, field)
+	if err != nil {
+		o.ConfigError = err
+		return o, nil
+	}
+	o.Container = container.Name
+	o.Image = container.Image
+	verdict, err := r.assess(ctx, &d)
+	if err != nil {
+		return o, err
+	}
+	o.Rollout = verdict
+	return o, nil
+}
+
+// resolveContainer picks the named container, or the only one when name is
+// empty. The errors list the container names so the user can fix the spec.
+func resolveContainer(d *appsv1.Deployment, name, field string) (*corev1.Container, error) {
+	cs := d.Spec.Template.Spec.Containers
+	names := make([]string, 0, len(cs))
+	for i := range cs {
+		names = append(names, cs[i].Name)
+		if name != "" && cs[i].Name == name {
+			return &cs[i], nil
+		}
+	}
+	switch {
+	case name != "":
+		return nil, fmt.Errorf("deployment %s/%s has no container %q (containers: %s): fix %s.containerName",
+			d.Namespace, d.Name, name, strings.Join(names, ", "), field)
+	case len(cs) == 1:
+		return &cs[0], nil
+	case len(cs) == 0:
+		return nil, fmt.Errorf("deployment %s/%s has no containers", d.Namespace, d.Name)
+	}
+	return nil, fmt.Errorf("deployment %s/%s has %d containers (%s): set %s.containerName to one of them",
+		d.Namespace, d.Name, len(cs), strings.Join(names, ", "), field)
+}
+
+// assess lists the Deployment's ReplicaSets and pods by its selector
+// (terminating pods included) and calls rollout.Assess.
+func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Deployment) (rollout.Verdict, error) {
+	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return rollout.Verdict{State: rollout.Failed, Reason: "InvalidSelector",
+			Message: fmt.Sprintf("deployment %s/%s has an invalid selector: %v", d.Namespace, d.Name, err)}, nil
+	}
+	var rss appsv1.ReplicaSetList
+	if err := r.Client.List(ctx, &rss, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return rollout.Verdict{}, fmt.Errorf("list replicasets of deployment %s/%s: %w", d.Namespace, d.Name, err)
+	}
+	var pods corev1.PodList
+	if err := r.Client.List(ctx, &pods, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+		return rollout.Verdict{}, fmt.Errorf("list pods of deployment %s/%s: %w", d.Namespace, d.Name, err)
+	}
+	slices.SortFunc(pods.Items, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	assess := r.AssessFunc
+	if assess == nil {
+		assess = rollout.Assess
+	}
+	return assess(d, rss.Items, pods.Items, r.AssessOptions), nil
+}
+
+// claimedBy returns namespace/name of an older unfinished ApplicationUpgrade
+// referencing the worker or API Deployment of u, or "".
+func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *upgradesv1alpha1.ApplicationUpgrade) (string, error) {
+	for _, dep := range deploymentRefs(u) {
+		var list upgradesv1alpha1.ApplicationUpgradeList
+		if err := r.Client.List(ctx, &list, client.InNamespace(u.Namespace), client.MatchingFields{DeploymentRefIndex: dep}); err != nil {
+			return "", fmt.Errorf("list upgrades referencing deployment %s/%s: %w", u.Namespace, dep, err)
+		}
+		for i := range list.Items {
+			other := &list.Items[i]
+			if other.UID != u.UID && !other.Status.Phase.Terminal() && other.DeletionTimestamp == nil && older(other, u) {
+				return other.Namespace + "/" + other.Name, nil
+			}
+		}
+	}
+	return "", nil
+}
+
+func older(a, b *upgradesv1alpha1.ApplicationUpgrade) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.Name < b.Name
+}
+
+func (r *ApplicationUpgradeReconciler) watched(ns string) bool {
+	return len(r.WatchNamespaces) == 0 || slices.Contains(r.WatchNamespaces, ns)
+}

@@ -1,0 +1,30 @@
+package controller
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+)
+
+// SetupWithManager registers the field index and the watches: the
+// ApplicationUpgrades themselves, and Deployments, ReplicaSets and pods
+// mapped through DeploymentRefIndex. Pods are watched so that an old pod's
+// final deletion wakes the reconciler at once, without polling.
+func (r *ApplicationUpgradeReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+	if err := SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	m := Mapper{Reader: mgr.GetClient()}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&upgradesv1alpha1.ApplicationUpgrade{}).
+		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(m.Deployment)).
+		Watches(&appsv1.ReplicaSet{}, handler.EnqueueRequestsFromMapFunc(m.ReplicaSet)).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(m.Pod)).
+		Named("applicationupgrade").
+		Complete(r)
+}

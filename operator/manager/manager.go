@@ -1,0 +1,117 @@
+// Package manager wires the reconcilers into a controller-runtime manager:
+// cache scoping, field indexes, leader election, metrics and health probes.
+package manager
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/controller"
+)
+
+// Options are the manager's settings, one per command-line flag.
+type Options struct {
+	// WatchNamespaces scopes every cache (Deployments, ReplicaSets, pods,
+	// ApplicationUpgrades) to these namespaces; empty means cluster-wide.
+	WatchNamespaces []string
+	// MetricsAddr is the metrics listen address, "0" disables it.
+	MetricsAddr string
+	// ProbeAddr is the health/readiness probe listen address, "0" disables it.
+	ProbeAddr string
+	// LeaderElect enables leader election (a Lease named LeaderElectionID).
+	LeaderElect bool
+	// LeaderElectionNamespace holds the Lease; empty means the in-cluster namespace.
+	LeaderElectionNamespace string
+	// LeaderElectionID is the Lease name.
+	LeaderElectionID string
+}
+
+// DefaultLeaderElectionID is the Lease name used for leader election.
+const DefaultLeaderElectionID = "upgrade-operator.lunadas.dev"
+
+// NewScheme returns a scheme with the built-in types and every API of this operator.
+func NewScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(upgradesv1alpha1.AddToScheme(s))
+	return s
+}
+
+// ParseNamespaces splits a --watch-namespaces value ("a,b") into names,
+// dropping blanks and duplicates.
+func ParseNamespaces(v string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, ns := range strings.Split(v, ",") {
+		ns = strings.TrimSpace(ns)
+		if ns != "" && !seen[ns] {
+			seen[ns] = true
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// New builds a manager with the ApplicationUpgrade controller registered.
+// Pods are cached through controller.StripPod (spec dropped), scoped like
+// everything else by WatchNamespaces.
+func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, error) {
+	cacheOpts := cache.Options{
+		ByObject: map[client.Object]cache.ByObject{&corev1.Pod{}: {Transform: controller.StripPod}},
+	}
+	if len(opts.WatchNamespaces) > 0 {
+		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range opts.WatchNamespaces {
+			cacheOpts.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	id := opts.LeaderElectionID
+	if id == "" {
+		id = DefaultLeaderElectionID
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  NewScheme(),
+		Cache:                   cacheOpts,
+		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
+		HealthProbeBindAddress:  opts.ProbeAddr,
+		LeaderElection:          opts.LeaderElect,
+		LeaderElectionID:        id,
+		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+		// The new leader starts at once after a clean shutdown instead of
+		// waiting for the lease to expire.
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create manager: %w", err)
+	}
+	r := &controller.ApplicationUpgradeReconciler{
+		Client:          mgr.GetClient(),
+		Clock:           clock.RealClock{},
+		Recorder:        mgr.GetEventRecorder("upgrade-operator"),
+		WatchNamespaces: opts.WatchNamespaces,
+	}
+	if err := r.SetupWithManager(ctx, mgr); err != nil {
+		return nil, fmt.Errorf("set up applicationupgrade controller: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("add health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("add ready check: %w", err)
+	}
+	return mgr, nil
+}
