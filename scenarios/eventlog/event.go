@@ -1,0 +1,42 @@
+// Package eventlog records the ordering-relevant history of an upgrade as
+// JSON Lines, the one format every backend writes and every check, report
+// and picture reads:
+//
+//	{"t":12.5,"event":"PodDeleted","namespace":"job-system","name":"job-worker-6d9f-abcde",
+//	 "deployment":"job-worker","image":"registry.example.com/job-worker:v1.0.0","phase":"","rv":"1234"}
+//
+// t is seconds since the recording started (virtual seconds in the
+// simulator); rv is the object's resourceVersion where there is one. On a
+// real cluster events come from several watches and may arrive out of order;
+// with one etcd, resourceVersions are one global order, so checks order by
+// rv where both events carry one.
+package eventlog
+
+// Event kinds.
+const (
+	DeploymentWrite = "DeploymentWrite" // a Deployment's pod template image changed (or the Deployment was created)
+	PodCreated      = "PodCreated"
+	PodReady        = "PodReady"
+	PodDeleting     = "PodDeleting" // deletionTimestamp set: the pod is terminating but may still serve
+	PodDeleted      = "PodDeleted"  // the pod object is gone
+	Phase           = "Phase"       // an ApplicationUpgrade's status.phase changed
+)
+
+// Event is one line of the log.
+type Event struct {
+	// T is seconds since the start of the recording (virtual in the simulator).
+	T float64 `json:"t"`
+	// Event is one of the kinds above.
+	Event string `json:"event"`
+	// Namespace and Name identify the object (Deployment, pod or ApplicationUpgrade).
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Deployment is the owning Deployment of a pod, or the Deployment itself.
+	Deployment string `json:"deployment"`
+	// Image is the image written (DeploymentWrite) or the pod's first container's image.
+	Image string `json:"image"`
+	// Phase is the new phase (Phase events).
+	Phase string `json:"phase"`
+	// RV is the object's resourceVersion at the event, where there is one.
+	RV string `json:"rv,omitempty"`
+}

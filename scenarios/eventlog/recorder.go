@@ -1,0 +1,176 @@
+package eventlog
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+)
+
+// Recorder turns watch events of Deployments, pods and ApplicationUpgrades
+// into Events. It keeps the last state it saw of each object (watches carry
+// no "old" object), so the same code serves the simulator's store
+// subscription and a real cluster's watches. Safe for concurrent use.
+type Recorder struct {
+	mu     sync.Mutex
+	start  time.Time
+	out    io.Writer
+	events []Event
+	deps   map[types.NamespacedName][]string // container images
+	pods   map[types.NamespacedName]podSeen
+	phases map[types.NamespacedName]string
+	err    error
+}
+
+type podSeen struct {
+	ready, deleting bool
+}
+
+// NewRecorder records times relative to start; out (may be nil) receives each
+// event as a JSON line as soon as it is recorded.
+func NewRecorder(start time.Time, out io.Writer) *Recorder {
+	return &Recorder{start: start, out: out, deps: map[types.NamespacedName][]string{},
+		pods: map[types.NamespacedName]podSeen{}, phases: map[types.NamespacedName]string{}}
+}
+
+// Observe records what changed in obj at time at; typ is the watch event type.
+// Objects of other kinds are ignored.
+func (r *Recorder) Observe(typ watch.EventType, obj client.Object, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		r.deployment(typ, o, at)
+	case *corev1.Pod:
+		r.pod(typ, o, at)
+	case *upgradesv1alpha1.ApplicationUpgrade:
+		r.phase(typ, o, at)
+	}
+}
+
+func (r *Recorder) deployment(typ watch.EventType, d *appsv1.Deployment, at time.Time) {
+	key := client.ObjectKeyFromObject(d)
+	if typ == watch.Deleted {
+		delete(r.deps, key)
+		return
+	}
+	images := containerImages(d.Spec.Template.Spec.Containers)
+	prev, seen := r.deps[key]
+	r.deps[key] = images
+	for i, img := range images {
+		if !seen || i >= len(prev) || prev[i] != img {
+			r.add(Event{Event: DeploymentWrite, Namespace: d.Namespace, Name: d.Name, Deployment: d.Name, Image: img, RV: d.ResourceVersion}, at)
+		}
+	}
+}
+
+func (r *Recorder) pod(typ watch.EventType, p *corev1.Pod, at time.Time) {
+	key := client.ObjectKeyFromObject(p)
+	base := Event{Namespace: p.Namespace, Name: p.Name, Deployment: OwnerDeployment(p), Image: firstImage(p), RV: p.ResourceVersion}
+	prev, seen := r.pods[key]
+	if typ == watch.Deleted {
+		if seen {
+			delete(r.pods, key)
+			r.addKind(base, PodDeleted, at)
+		}
+		return
+	}
+	if !seen {
+		r.addKind(base, PodCreated, at)
+	}
+	now := podSeen{ready: prev.ready || podReady(p), deleting: prev.deleting || p.DeletionTimestamp != nil}
+	if now.ready && !prev.ready {
+		r.addKind(base, PodReady, at)
+	}
+	if now.deleting && !prev.deleting {
+		r.addKind(base, PodDeleting, at)
+	}
+	r.pods[key] = now
+}
+
+func (r *Recorder) phase(typ watch.EventType, u *upgradesv1alpha1.ApplicationUpgrade, at time.Time) {
+	key := client.ObjectKeyFromObject(u)
+	if typ == watch.Deleted {
+		delete(r.phases, key)
+		return
+	}
+	if p := string(u.Status.Phase); p != "" && p != r.phases[key] {
+		r.phases[key] = p
+		r.add(Event{Event: Phase, Namespace: u.Namespace, Name: u.Name, Phase: p, RV: u.ResourceVersion}, at)
+	}
+}
+
+func (r *Recorder) addKind(e Event, kind string, at time.Time) {
+	e.Event = kind
+	r.add(e, at)
+}
+
+func (r *Recorder) add(e Event, at time.Time) {
+	e.T = at.Sub(r.start).Seconds()
+	r.events = append(r.events, e)
+	if r.out != nil && r.err == nil {
+		line, _ := json.Marshal(e)
+		_, r.err = fmt.Fprintf(r.out, "%s\n", line)
+	}
+}
+
+// Events returns a copy of everything recorded so far, in recording order.
+func (r *Recorder) Events() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.events...)
+}
+
+// Err is the first error writing to out, if any.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// OwnerDeployment derives a pod's Deployment from its controlling
+// ReplicaSet's name, "<deployment>-<pod-template-hash>"; "" when the pod is
+// not a Deployment's.
+func OwnerDeployment(p *corev1.Pod) string {
+	hash := p.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
+	for _, ref := range p.OwnerReferences {
+		if ref.Controller != nil && *ref.Controller && ref.Kind == "ReplicaSet" && hash != "" {
+			return strings.TrimSuffix(ref.Name, "-"+hash)
+		}
+	}
+	return ""
+}
+
+func containerImages(cs []corev1.Container) []string {
+	out := make([]string, len(cs))
+	for i := range cs {
+		out[i] = cs[i].Image
+	}
+	return out
+}
+
+func firstImage(p *corev1.Pod) string {
+	if len(p.Spec.Containers) == 0 {
+		return ""
+	}
+	return p.Spec.Containers[0].Image
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
