@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
 
@@ -113,4 +114,20 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// Verdict is the pass/fail of a run: an ordering violation first, then any
+// upgrade not Completed. reports are keyed by namespace/name.
+func Verdict(upgrades []upgradesv1alpha1.ApplicationUpgrade, reports map[string]Report) error {
+	for _, u := range upgrades {
+		if v := reports[u.Namespace+"/"+u.Name].Violations; len(v) > 0 {
+			return fmt.Errorf("ordering violation in %s/%s: %s", u.Namespace, u.Name, v[0])
+		}
+	}
+	for _, u := range upgrades {
+		if u.Status.Phase != upgradesv1alpha1.PhaseCompleted {
+			return fmt.Errorf("upgrade %s/%s ended %s: %s", u.Namespace, u.Name, u.Status.Phase, u.Status.Message)
+		}
+	}
+	return nil
 }

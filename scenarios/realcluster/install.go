@@ -1,0 +1,91 @@
+// Package realcluster drives a real Kubernetes API server (the local control
+// plane of scenarios/controlplane, Kind, or any kubeconfig): it installs the
+// CRDs, applies manifests and records the event log from watches.
+package realcluster
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/lunadas/upgrade-operator/operator/manager"
+	"github.com/lunadas/upgrade-operator/scenarios/manifests"
+)
+
+// Scheme is the operator's scheme plus apiextensions/v1 (for CRDs).
+func Scheme() *runtime.Scheme {
+	s := manager.NewScheme()
+	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	return s
+}
+
+// InstallCRDs creates (or updates) every CRD in dir of fsys and waits up to
+// timeout for each to be Established.
+func InstallCRDs(ctx context.Context, c client.Client, fsys fs.FS, dir string, timeout time.Duration) error {
+	objs, err := manifests.LoadFS(fsys, dir, c.Scheme())
+	if err != nil {
+		return err
+	}
+	if err := Apply(ctx, c, objs); err != nil {
+		return err
+	}
+	for _, o := range objs {
+		crd, ok := o.(*apiextensionsv1.CustomResourceDefinition)
+		if !ok {
+			continue
+		}
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+			var got apiextensionsv1.CustomResourceDefinition
+			if err := c.Get(ctx, client.ObjectKeyFromObject(crd), &got); err != nil {
+				return false, client.IgnoreNotFound(err)
+			}
+			for _, cond := range got.Status.Conditions {
+				if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			return fmt.Errorf("crd %s not established within %s: %w", crd.Name, timeout, err)
+		}
+	}
+	return nil
+}
+
+// Apply creates each object, or updates it (keeping its resourceVersion)
+// when it exists. Errors name the object.
+func Apply(ctx context.Context, c client.Client, objs []client.Object) error {
+	for _, o := range objs {
+		obj := o.DeepCopyObject().(client.Object)
+		err := c.Create(ctx, obj)
+		if apierrors.IsAlreadyExists(err) {
+			existing := obj.DeepCopyObject().(client.Object)
+			if err = c.Get(ctx, client.ObjectKeyFromObject(obj), existing); err == nil {
+				obj.SetResourceVersion(existing.GetResourceVersion())
+				err = c.Update(ctx, obj)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("apply %s %s: %w", kindOf(c, o), path.Join(o.GetNamespace(), o.GetName()), err)
+		}
+	}
+	return nil
+}
+
+func kindOf(c client.Client, o client.Object) string {
+	gvk, err := c.GroupVersionKindFor(o)
+	if err != nil {
+		return fmt.Sprintf("%T", o)
+	}
+	return gvk.Kind
+}

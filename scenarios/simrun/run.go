@@ -1,0 +1,123 @@
+// Package simrun runs ApplicationUpgrades in the simulator: it wires the
+// operator's real reconciler to the simulated API server and controllers,
+// records the event log, and judges the run with scenarios/checks.
+package simrun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/operator/manager"
+	"github.com/lunadas/upgrade-operator/scenarios/checks"
+	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/transcript"
+	"github.com/lunadas/upgrade-operator/simulator"
+)
+
+// DefaultLimit is the virtual time a run may take before it is declared stuck.
+const DefaultLimit = 2 * time.Hour
+
+// Config describes one simulated run.
+type Config struct {
+	// Objects are created in order before the run starts (namespaces,
+	// Deployments, ApplicationUpgrades ...).
+	Objects []client.Object
+	// Seed drives every random choice of the simulator.
+	Seed int64
+	// Limit is the virtual time limit; 0 means DefaultLimit.
+	Limit time.Duration
+	// EventLog, when set, receives the JSON Lines event log as it is recorded.
+	EventLog io.Writer
+	// Transcript, when set, receives the human-readable transcript.
+	Transcript io.Writer
+	// Reconciler customises the reconciler under test (mutation tests); nil
+	// runs the product's.
+	Reconciler func(r *controller.ApplicationUpgradeReconciler)
+}
+
+// Result is the outcome of a run; Elapsed is virtual time.
+type Result = transcript.Summary
+
+// Run simulates until every ApplicationUpgrade is Completed or Failed, or
+// the virtual limit passes (an error naming the limit). Errors creating the
+// objects name the object.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	limit := cfg.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	sim := simulator.New(simulator.Options{Seed: cfg.Seed, Scheme: manager.NewScheme()})
+	start := sim.Now()
+	rec := eventlog.NewRecorder(start, cfg.EventLog)
+	tr := transcript.New(cfg.Transcript, start)
+	sim.Subscribe(func(ev simulator.WatchEvent) {
+		rec.Observe(ev.Type, ev.Object, ev.Time)
+		tr.Observe(ev.Type, ev.Object, ev.Time)
+	})
+	sim.InstallKubeControllers(simulator.KubeOptions{})
+	sink := &eventSink{clock: sim.Clock(), start: start}
+	r := &controller.ApplicationUpgradeReconciler{Client: sim.Client(), Clock: sim.Clock(), Recorder: sink}
+	if cfg.Reconciler != nil {
+		cfg.Reconciler(r)
+	}
+	if err := controller.SetupIndexes(ctx, sim.FieldIndexer()); err != nil {
+		return nil, err
+	}
+	m := controller.Mapper{Reader: sim.Client()}
+	ctl := sim.AddController("applicationupgrade", r,
+		simulator.Watch{Object: &upgradesv1alpha1.ApplicationUpgrade{}},
+		simulator.Watch{Object: &appsv1.Deployment{}, Map: m.Deployment},
+		simulator.Watch{Object: &appsv1.ReplicaSet{}, Map: m.ReplicaSet},
+		simulator.Watch{Object: &corev1.Pod{}, Map: m.Pod})
+	for _, o := range cfg.Objects {
+		if err := sim.Client().Create(ctx, o.DeepCopyObject().(client.Object)); err != nil {
+			return nil, fmt.Errorf("create %s %s: %w", o.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(o), err)
+		}
+	}
+	done := func() bool { return allTerminal(ctx, sim.Client()) }
+	_, runErr := sim.Run(ctx, done, limit)
+	res := &Result{Elapsed: sim.Elapsed(), Events: rec.Events(), KubeEvents: sink.events, Reconciles: ctl.Reconciles(),
+		Reports: map[string]checks.Report{}}
+	var list upgradesv1alpha1.ApplicationUpgradeList
+	if err := sim.Client().List(ctx, &list); err != nil {
+		return nil, fmt.Errorf("list applicationupgrades: %w", err)
+	}
+	sort.Slice(list.Items, func(i, j int) bool { return key(&list.Items[i]) < key(&list.Items[j]) })
+	res.Upgrades = list.Items
+	for i := range list.Items {
+		u := &list.Items[i]
+		res.Reports[key(u)] = checks.Ordering(res.Events, checks.Pair{Namespace: u.Namespace,
+			Worker: u.Spec.Worker.DeploymentRef.Name, API: u.Spec.API.DeploymentRef.Name})
+	}
+	tr.Finish(*res)
+	if err := rec.Err(); err != nil {
+		return res, fmt.Errorf("write event log: %w", err)
+	}
+	return res, runErr
+}
+
+func key(u *upgradesv1alpha1.ApplicationUpgrade) string { return u.Namespace + "/" + u.Name }
+
+// allTerminal reports whether at least one ApplicationUpgrade exists and
+// every one is Completed or Failed for its current generation.
+func allTerminal(ctx context.Context, c client.Reader) bool {
+	var list upgradesv1alpha1.ApplicationUpgradeList
+	if err := c.List(ctx, &list); err != nil || len(list.Items) == 0 {
+		return false
+	}
+	for _, u := range list.Items {
+		if !u.Status.Phase.Terminal() || u.Status.ObservedGeneration != u.Generation {
+			return false
+		}
+	}
+	return true
+}

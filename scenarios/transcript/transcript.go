@@ -1,0 +1,177 @@
+// Package transcript writes what a user watching the cluster would see
+// during an upgrade — the same on the simulator and on a real cluster.
+package transcript
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/scenarios/checks"
+	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+)
+
+// Transcript writes the `kubectl get applicationupgrade` table at each
+// phase change (timestamps in seconds since start; virtual in the
+// simulator), then a per-pod timeline, the operator's events and the
+// ordering verdict. Its output depends only on what it observes, so a
+// simulated run's transcript is deterministic for a seed.
+type Transcript struct {
+	out    io.Writer
+	start  time.Time
+	phases map[string]upgradesv1alpha1.Phase
+}
+
+// New returns a Transcript writing to out (nil writes nothing), with times
+// relative to start.
+func New(out io.Writer, start time.Time) *Transcript {
+	return &Transcript{out: out, start: start, phases: map[string]upgradesv1alpha1.Phase{}}
+}
+
+// KubeEvent is a Kubernetes event the operator emitted.
+type KubeEvent struct {
+	At     time.Duration // since the start
+	Object string        // namespace/name of the regarding object
+	Type   string        // Normal or Warning
+	Reason string
+	Note   string
+}
+
+// Summary is the end state of a run, printed by Finish.
+type Summary struct {
+	// Upgrades are the ApplicationUpgrades at the end, sorted by namespace/name.
+	Upgrades []upgradesv1alpha1.ApplicationUpgrade
+	// Elapsed is the run's duration (virtual in the simulator).
+	Elapsed time.Duration
+	// Events is the event log.
+	Events []eventlog.Event
+	// KubeEvents are the Kubernetes events the operator emitted.
+	KubeEvents []KubeEvent
+	// Reports holds the ordering check of each upgrade, by namespace/name.
+	Reports map[string]checks.Report
+	// Reconciles counts the operator's reconcile calls; -1 when unknown.
+	Reconciles int
+}
+
+// Observe prints the table when obj is an ApplicationUpgrade whose phase changed.
+func (t *Transcript) Observe(typ watch.EventType, obj client.Object, at time.Time) {
+	u, ok := obj.(*upgradesv1alpha1.ApplicationUpgrade)
+	if !ok || t.out == nil || typ == watch.Deleted {
+		return
+	}
+	k := key(u)
+	if u.Status.Phase == "" || u.Status.Phase == t.phases[k] {
+		return
+	}
+	t.phases[k] = u.Status.Phase
+	fmt.Fprintf(t.out, "[t=%7.1fs] $ kubectl -n %s get applicationupgrade\n", at.Sub(t.start).Seconds(), u.Namespace)
+	w := tabwriter.NewWriter(t.out, 0, 0, 3, ' ', 0)
+	fmt.Fprintln(w, "NAME\tPHASE\tWORKER\tAPI\tMESSAGE\tAGE")
+	age := duration.HumanDuration(at.Sub(u.CreationTimestamp.Time))
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", u.Name, u.Status.Phase, u.Status.Worker.ShortImage, u.Status.API.ShortImage, u.Status.Message, age)
+	_ = w.Flush()
+	fmt.Fprintln(t.out)
+}
+
+// podLife is one pod's timeline in virtual seconds; -1 means "did not happen".
+type podLife struct {
+	name, deployment, image           string
+	created, ready, deleting, deleted float64
+}
+
+// Finish prints the pod timeline, the events and each upgrade's verdict.
+func (t *Transcript) Finish(res Summary) {
+	if t.out == nil {
+		return
+	}
+	t.pods(res.Events)
+	fmt.Fprintln(t.out, "Events:")
+	w := tabwriter.NewWriter(t.out, 0, 0, 3, ' ', 0)
+	fmt.Fprintln(w, "  T\tTYPE\tREASON\tOBJECT\tMESSAGE")
+	for _, e := range res.KubeEvents {
+		fmt.Fprintf(w, "  %.1fs\t%s\t%s\t%s\t%s\n", e.At.Seconds(), e.Type, e.Reason, e.Object, e.Note)
+	}
+	_ = w.Flush()
+	fmt.Fprintln(t.out)
+	for _, u := range res.Upgrades {
+		rep := res.Reports[key(&u)]
+		fmt.Fprintf(t.out, "%s: %s after %s%s\n", key(&u), u.Status.Phase, res.Elapsed, reconciles(res.Reconciles))
+		if rep.FirstAPIWrite >= 0 {
+			fmt.Fprintf(t.out, "  last old worker pod deleted at %.1fs, API image written at %.1fs: handoff %.3fs\n",
+				rep.LastOldWorkerDeleted, rep.FirstAPIWrite, rep.Handoff)
+		}
+		fmt.Fprintf(t.out, "  ordering violations: %d\n", len(rep.Violations))
+		for _, v := range rep.Violations {
+			fmt.Fprintf(t.out, "    %s\n", v)
+		}
+	}
+}
+
+// pods prints the per-pod timeline from the event log.
+func (t *Transcript) pods(events []eventlog.Event) {
+	byName := map[string]*podLife{}
+	var order []string
+	for _, e := range events {
+		if !strings.HasPrefix(e.Event, "Pod") {
+			continue
+		}
+		p, ok := byName[e.Namespace+"/"+e.Name]
+		if !ok {
+			p = &podLife{name: e.Name, deployment: e.Deployment, image: e.Image, created: -1, ready: -1, deleting: -1, deleted: -1}
+			byName[e.Namespace+"/"+e.Name] = p
+			order = append(order, e.Namespace+"/"+e.Name)
+		}
+		switch e.Event {
+		case eventlog.PodCreated:
+			p.created = e.T
+		case eventlog.PodReady:
+			p.ready = e.T
+		case eventlog.PodDeleting:
+			p.deleting = e.T
+		case eventlog.PodDeleted:
+			p.deleted = e.T
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := byName[order[i]], byName[order[j]]
+		if a.deployment != b.deployment {
+			return a.deployment > b.deployment // job-worker before job-api
+		}
+		return false
+	})
+	fmt.Fprintln(t.out, "Pod timeline (virtual seconds):")
+	w := tabwriter.NewWriter(t.out, 0, 0, 3, ' ', 0)
+	fmt.Fprintln(w, "  POD\tDEPLOYMENT\tIMAGE\tCREATED\tREADY\tDELETING\tDELETED")
+	for _, k := range order {
+		p := byName[k]
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.name, p.deployment, controller.ShortImage(p.image),
+			secs(p.created), secs(p.ready), secs(p.deleting), secs(p.deleted))
+	}
+	_ = w.Flush()
+	fmt.Fprintln(t.out)
+}
+
+func secs(v float64) string {
+	if v < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func reconciles(n int) string {
+	if n < 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d reconciles)", n)
+}
+
+func key(u *upgradesv1alpha1.ApplicationUpgrade) string { return u.Namespace + "/" + u.Name }
