@@ -60,3 +60,9 @@ test: ## Unit and simulator tests.
 .PHONY: help
 help:
 	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-18s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+##@ Real control plane
+
+.PHONY: demo
+demo: controlplane ## Demo upgrade on the local control plane (builds it first); exits 0 only if ordered and Completed.
+	$(GO) run ./cmd/demo $(ARGS)
