@@ -66,6 +66,9 @@ func ParseNamespaces(v string) []string {
 	return out
 }
 
+// Leader election keeps its Lease in coordination.k8s.io.
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update
+
 // New builds a manager with the ApplicationUpgrade controller registered.
 // Pods are cached through controller.StripPod (spec dropped), scoped like
 // everything else by WatchNamespaces.
