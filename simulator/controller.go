@@ -112,7 +112,9 @@ func (c *Controller) SetReconcileDuration(d time.Duration) *Controller { c.recon
 // SetDelivery installs a per-event delivery decision for fault injection:
 // f returns the delay for this event, or drop=true to lose it. Nil restores
 // the fixed watch delay.
-func (c *Controller) SetDelivery(f func(ev WatchEvent) (delay time.Duration, drop bool)) { c.delivery = f }
+func (c *Controller) SetDelivery(f func(ev WatchEvent) (delay time.Duration, drop bool)) {
+	c.delivery = f
+}
 
 // Crash kills the controller's process: its queue, back-offs and pending
 // requeues are dropped and it receives no events until Restart. A reconcile
