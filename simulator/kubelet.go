@@ -178,20 +178,26 @@ func (k *kubelet) pullFailed(run *podRun, c *containerRun) {
 	k.step(wait, run, "image pull retry", func() { k.pullFailed(run, c) })
 }
 
-// crashed: the container exits with code 1 and waits in CrashLoopBackOff
-// before the kubelet restarts it.
+// crashed: the container exits with code 1. The kubelet restarts it at
+// once the first time, then after a back-off during which it reports
+// CrashLoopBackOff (10 s, 20 s, ... 5 min).
 func (k *kubelet) crashed(run *podRun, c *containerRun) {
 	c.lastExit = &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error"}
 	c.lastExit.StartedAt.Time, c.lastExit.FinishedAt.Time = c.startedAt, k.s.now
+	restart := func() {
+		c.run(k.s.now)
+		c.restarts++
+		k.step(k.opts.CrashLoopRunTime, run, "container exits", func() { k.crashed(run, c) })
+	}
+	if c.restarts == 0 {
+		restart()
+		return
+	}
 	wait := kubeletBackoff(c.backoffs)
 	c.backoffs++
 	c.running, c.reason = false, "CrashLoopBackOff"
 	c.message = fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", wait, c.name, run.key.Name)
-	k.step(wait, run, "container restart", func() {
-		c.run(k.s.now)
-		c.restarts++
-		k.step(k.opts.CrashLoopRunTime, run, "container exits", func() { k.crashed(run, c) })
-	})
+	k.step(wait, run, "container restart", restart)
 }
 
 // scheduleFinalDelete is the pod-delete stage: the final delete (grace 0)

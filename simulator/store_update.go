@@ -64,7 +64,7 @@ func (st *store) write(gvk schema.GroupVersionKind, cur, cand client.Object, sta
 		}
 	}
 	next.SetGeneration(cur.GetGeneration())
-	if contentChanged(next, cur) {
+	if !status && contentChanged(next, cur) {
 		next.SetGeneration(cur.GetGeneration() + 1)
 	}
 	if sameContent(next, cur) || dryRun {
