@@ -37,6 +37,8 @@ type podRun struct {
 	startTime  time.Time
 	started    bool
 	ready      bool
+	// readyScheduled: the pod-ready stage is on its way.
+	readyScheduled bool
 	deleting   bool
 	containers []*containerRun
 }
@@ -128,27 +130,54 @@ func (k *kubelet) step(d time.Duration, run *podRun, what string, change func())
 	})
 }
 
-// start is the pod-create stage: containers start, or fail to pull.
+// start is the pod-create stage: each container starts, or fails to.
 func (k *kubelet) start(pod *corev1.Pod, run *podRun) {
 	run.started, run.startTime = true, k.s.now
-	allOK := true
 	for _, c := range run.containers {
-		switch c.behaviour {
-		case imageOK:
-			c.run(k.s.now)
-		case imageNotFound:
-			allOK = false
-			k.pullFailed(run, c)
-		case imageCrashLoop:
-			allOK = false
-			c.run(k.s.now)
-			k.step(k.opts.CrashLoopRunTime, run, "container exits", func() { k.crashed(run, c) })
+		k.startContainer(pod, run, c)
+	}
+	k.maybeReady(pod, run)
+}
+
+// startContainer starts one container the way the kubelet's SyncPod would:
+// an unparsable image reference is InvalidImageName (never retried); a
+// missing ConfigMap or Secret it needs is CreateContainerConfigError
+// (retried every containerConfigRetry); then the image decides.
+func (k *kubelet) startContainer(pod *corev1.Pod, run *podRun, c *containerRun) {
+	switch {
+	case !validImageReference(c.image):
+		c.reason = "InvalidImageName"
+		c.message = fmt.Sprintf("Failed to apply default image tag %q: couldn't parse image name %q: invalid reference format", c.image, c.image)
+	case k.missingConfig(pod, c.name) != "":
+		c.reason, c.message = "CreateContainerConfigError", k.missingConfig(pod, c.name)
+		k.step(containerConfigRetry, run, "container config retry", func() {
+			k.startContainer(pod, run, c)
+			k.maybeReady(pod, run)
+		})
+	case c.behaviour == imageNotFound:
+		k.pullFailed(run, c)
+	case c.behaviour == imageCrashLoop:
+		c.run(k.s.now)
+		k.step(k.opts.CrashLoopRunTime, run, "container exits", func() { k.crashed(run, c) })
+	default:
+		c.run(k.s.now)
+	}
+}
+
+// maybeReady schedules the pod-ready stage once every container runs a
+// good image.
+func (k *kubelet) maybeReady(pod *corev1.Pod, run *podRun) {
+	if run.readyScheduled {
+		return
+	}
+	for _, c := range run.containers {
+		if c.behaviour != imageOK || !c.running {
+			return
 		}
 	}
-	if allOK {
-		k.step(k.s.stageDelay(pod, AnnotationPodReadyDelay, AnnotationPodReadyJitterDelay, DefaultPodReadyDelay),
-			run, "kubelet ready", func() { run.ready = true })
-	}
+	run.readyScheduled = true
+	k.step(k.s.stageDelay(pod, AnnotationPodReadyDelay, AnnotationPodReadyJitterDelay, DefaultPodReadyDelay),
+		run, "kubelet ready", func() { run.ready = true })
 }
 
 func (c *containerRun) run(now time.Time) {

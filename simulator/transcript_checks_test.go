@@ -54,6 +54,14 @@ func init() {
 			lacks(` rep=(1[4-9]|[2-9]\d) `, "more than 10+3 pods"),
 			lacks(` avail=[0-7] `, "fewer than 10-2 available"),
 		},
+		"invalid_image_name.txt": {
+			has(`app:InvalidImageName`, "invalid image name"),
+			lacks(`ErrImagePull`, "a pull of an unparsable reference"),
+		},
+		"create_container_config_error.txt": {
+			has(`t=60.000s pod web-\S+ Pending app:CreateContainerConfigError`, "the config error"),
+			has(`t=100.000s pod web-\S+ Running`, "start on the first retry after the ConfigMap exists"),
+		},
 		"long_grace_single_replica.txt": {
 			has(`t=62.000s deploy worker .*rep=1 upd=1 ready=1 avail=1 unavail=0 term=1 Progressing=True/NewReplicaSetAvailable`, "complete by the counters while the old pod runs"),
 			has(`t=122.000s pod worker-\S+ deleted`, "the old pod exits at the end of its 60 s grace period"),

@@ -68,8 +68,10 @@ func TestTranscripts(t *testing.T) {
 //	deployment NAME key=value...   create a Deployment in namespace default
 //	settle DURATION                run quietly, then print the Deployment status
 //	run DURATION                   run, tracing every step
-//	set image=TAG | replicas=N     update the Deployment
+//	set image=TAG | imageRef=REF | replicas=N | envFromConfigMap=NAME
+//	                               update the Deployment
 //	pause / resume                 set spec.paused
+//	configmap NAME                 create a ConfigMap
 func runTranscript(script string) (string, error) {
 	h := &transcriptHarness{seed: 1, out: &strings.Builder{}}
 	for n, line := range strings.Split(script, "\n") {
@@ -139,6 +141,8 @@ func (h *transcriptHarness) exec(f []string) error {
 		return nil
 	case "set", "pause", "resume":
 		return h.update(f)
+	case "configmap":
+		return h.sim.Client().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: f[1]}})
 	}
 	return fmt.Errorf("unknown command %q", f[0])
 }
@@ -158,6 +162,11 @@ func (h *transcriptHarness) update(f []string) error {
 			switch k {
 			case "image":
 				d.Spec.Template.Spec.Containers[0].Image = "registry.example/" + h.name + ":" + v
+			case "imageRef":
+				d.Spec.Template.Spec.Containers[0].Image = v
+			case "envFromConfigMap":
+				d.Spec.Template.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{
+					{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: v}}}}
 			case "replicas":
 				n, err := strconv.Atoi(v)
 				if err != nil {
