@@ -78,8 +78,7 @@ func (dc *deploymentController) getAllReplicaSetsAndSyncRevision(ctx context.Con
 // isScalingEvent: an active ReplicaSet's desired-replicas annotation
 // differs from spec.replicas.
 func (dc *deploymentController) isScalingEvent(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) bool {
-	newRS := findNewReplicaSet(d, rsList)
-	for _, rs := range filterActive(append(findOldReplicaSets(d, rsList), newRS)) {
+	for _, rs := range filterActive(rsList) {
 		desired, err := strconv.ParseUint(rs.Annotations[DesiredReplicasAnnotation], 10, 32)
 		if err == nil && int32(desired) != *d.Spec.Replicas {
 			return true

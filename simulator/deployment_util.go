@@ -153,18 +153,31 @@ func hasProgressDeadline(d *appsv1.Deployment) bool {
 	return d.Spec.ProgressDeadlineSeconds != nil && *d.Spec.ProgressDeadlineSeconds != math.MaxInt32
 }
 
-// equalIgnoreHash compares pod templates ignoring the pod-template-hash label.
+// equalIgnoreHash compares pod templates ignoring the pod-template-hash
+// label (EqualIgnoreHash); only the label maps are copied.
 func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
-	ac, bc := a.DeepCopy(), b.DeepCopy()
-	delete(ac.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	delete(bc.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	if len(ac.Labels) == 0 {
-		ac.Labels = nil
+	ac, bc := *a, *b
+	ac.Labels, bc.Labels = withoutHash(a.Labels), withoutHash(b.Labels)
+	return equality.Semantic.DeepEqual(&ac, &bc)
+}
+
+func withoutHash(m map[string]string) map[string]string {
+	if _, ok := m[appsv1.DefaultDeploymentUniqueLabelKey]; !ok {
+		if len(m) == 0 {
+			return nil
+		}
+		return m
 	}
-	if len(bc.Labels) == 0 {
-		bc.Labels = nil
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if k != appsv1.DefaultDeploymentUniqueLabelKey {
+			out[k] = v
+		}
 	}
-	return equality.Semantic.DeepEqual(ac, bc)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // rsByCreation sorts oldest first, then by name (ReplicaSetsByCreationTimestamp).

@@ -30,17 +30,17 @@ type kubelet struct {
 
 // podRun is the kubelet's memory of one pod.
 type podRun struct {
-	key        types.NamespacedName
-	uid        types.UID
-	node       string
-	podIP      string
-	startTime  time.Time
-	started    bool
-	ready      bool
+	key       types.NamespacedName
+	uid       types.UID
+	node      string
+	podIP     string
+	startTime time.Time
+	started   bool
+	ready     bool
 	// readyScheduled: the pod-ready stage is on its way.
 	readyScheduled bool
-	deleting   bool
-	containers []*containerRun
+	deleting       bool
+	containers     []*containerRun
 }
 
 type imageBehaviour int

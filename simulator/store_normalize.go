@@ -15,13 +15,7 @@ import (
 // store it: defaulted, TypeMeta set, and round-tripped through JSON so that
 // timestamps have second precision and the copy shares nothing with obj.
 func (st *store) canonicalize(gvk schema.GroupVersionKind, obj client.Object) (client.Object, error) {
-	in := obj.DeepCopyObject().(client.Object)
-	in.GetObjectKind().SetGroupVersionKind(gvk)
-	st.s.scheme.Default(in)
-	applyBuiltinDefaults(in)
-	rv := in.GetResourceVersion()
-	in.SetResourceVersion("")
-	data, err := json.Marshal(in)
+	data, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s %s: %w", gvk.Kind, objectName(obj), err)
 	}
@@ -29,7 +23,8 @@ func (st *store) canonicalize(gvk schema.GroupVersionKind, obj client.Object) (c
 	if err != nil {
 		return nil, err
 	}
-	out.SetResourceVersion(rv)
+	st.s.scheme.Default(out)
+	applyBuiltinDefaults(out)
 	return out, nil
 }
 
