@@ -1,0 +1,154 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Client is a controller-runtime client over the simulator's store: reads
+// are always fresh (no informer lag), writes commit at the current virtual
+// time and notify subscribers before returning. Objects returned are deep
+// copies with TypeMeta set. Watch returns an error: use AddController or
+// Subscribe. Server-side apply is not supported.
+func (s *Sim) Client() client.WithWatch { return s.clientFor("client") }
+
+// clientFor returns the client a component uses; the name shows in
+// APIRequest so fault injection can target one component.
+func (s *Sim) clientFor(name string) *simClient {
+	c := s.clients[name]
+	if c == nil {
+		c = &simClient{s: s, name: name}
+		s.clients[name] = c
+	}
+	return c
+}
+
+type simClient struct {
+	s    *Sim
+	name string
+}
+
+var _ client.WithWatch = (*simClient)(nil)
+
+func (c *simClient) Scheme() *runtime.Scheme { return c.s.scheme }
+
+func (c *simClient) RESTMapper() meta.RESTMapper { return c.s.restMapper() }
+
+func (c *simClient) GroupVersionKindFor(obj runtime.Object) (schema.GroupVersionKind, error) {
+	return c.s.store.gvkFor(obj)
+}
+
+func (c *simClient) IsObjectNamespaced(obj runtime.Object) (bool, error) {
+	gvk, err := c.s.store.gvkFor(obj)
+	if err != nil {
+		return false, err
+	}
+	return c.s.store.namespaced(gvk), nil
+}
+
+func (c *simClient) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	gvk, err := c.s.store.gvkFor(obj)
+	if err != nil {
+		return err
+	}
+	if err := c.intercept("get", gvk, key.Namespace, key.Name, ""); err != nil {
+		return err
+	}
+	cur := c.s.store.get(gvk, key)
+	if cur == nil {
+		return notFound(gvk, key.Name)
+	}
+	return assign(obj, cur)
+}
+
+func (c *simClient) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	gvk, err := c.s.store.listItemGVK(list)
+	if err != nil {
+		return err
+	}
+	lo := (&client.ListOptions{}).ApplyOptions(opts)
+	if err := c.intercept("list", gvk, lo.Namespace, "", ""); err != nil {
+		return err
+	}
+	objs, err := c.s.store.selectObjects(gvk, lo)
+	if err != nil {
+		return err
+	}
+	return fillList(list, gvk, objs, c.s.store.rv)
+}
+
+func (c *simClient) Watch(_ context.Context, list client.ObjectList, _ ...client.ListOption) (watch.Interface, error) {
+	return nil, fmt.Errorf("watch of %T is not supported by the simulator: use Sim.AddController or Sim.Subscribe", list)
+}
+
+// assign copies a stored object into the caller's object, which may be the
+// same typed struct or *unstructured.Unstructured.
+func assign(dst, src client.Object) error {
+	cp := src.DeepCopyObject()
+	if u, ok := dst.(*unstructured.Unstructured); ok {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cp)
+		if err != nil {
+			return fmt.Errorf("convert %s to unstructured: %w", objectName(src), err)
+		}
+		u.SetUnstructuredContent(m)
+		return nil
+	}
+	dv := reflect.ValueOf(dst)
+	sv := reflect.ValueOf(cp)
+	if dv.Type() != sv.Type() {
+		return fmt.Errorf("cannot store %T into %T", cp, dst)
+	}
+	dv.Elem().Set(sv.Elem())
+	return nil
+}
+
+// fillList sets the items of a typed or unstructured list.
+func fillList(list client.ObjectList, gvk schema.GroupVersionKind, objs []client.Object, rv uint64) error {
+	items := make([]runtime.Object, len(objs))
+	for i, o := range objs {
+		items[i] = o.DeepCopyObject()
+	}
+	if ul, ok := list.(*unstructured.UnstructuredList); ok {
+		ul.Items = ul.Items[:0]
+		for _, it := range items {
+			m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(it)
+			if err != nil {
+				return fmt.Errorf("convert %s list item: %w", gvk.Kind, err)
+			}
+			ul.Items = append(ul.Items, unstructured.Unstructured{Object: m})
+		}
+	} else if err := meta.SetList(list, items); err != nil {
+		return fmt.Errorf("fill %s list: %w", gvk.Kind, err)
+	}
+	list.SetResourceVersion(fmt.Sprintf("%d", rv))
+	list.GetObjectKind().SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	return nil
+}
+
+// typed returns obj as a typed object of kind gvk (converting
+// unstructured input) — the store holds typed objects only.
+func (c *simClient) typed(gvk schema.GroupVersionKind, obj client.Object) (client.Object, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	ro, err := c.s.scheme.New(gvk)
+	if err != nil {
+		return nil, fmt.Errorf("kind %s of %s: %w", gvk, objectName(obj), err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, ro); err != nil {
+		return nil, fmt.Errorf("convert %s from unstructured: %w", objectName(obj), err)
+	}
+	return ro.(client.Object), nil
+}
+
+func isDryRun(dr []string) bool { return len(dr) > 0 && dr[0] == metav1.DryRunAll }

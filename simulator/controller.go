@@ -1,0 +1,199 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// Watch says which objects' changes enqueue which requests.
+type Watch struct {
+	// Object is a prototype of the watched kind, e.g. &appsv1.Deployment{}.
+	Object client.Object
+	// Map turns a changed object into requests; nil means the object's own
+	// key (handler.EnqueueRequestForObject). For updates both the old and
+	// the new object are mapped, as handler.EnqueueRequestsFromMapFunc does.
+	Map func(ctx context.Context, obj client.Object) []reconcile.Request
+	// Filter, when set, drops the events it returns false for (a predicate).
+	Filter func(ev WatchEvent) bool
+}
+
+type boundWatch struct {
+	Watch
+	gvk schema.GroupVersionKind
+}
+
+// Controller runs one reconcile.Reconciler the way controller-runtime's
+// controller does (pkg/internal/controller/controller.go): a deduplicating
+// work queue, one reconcile at a time, Result.RequeueAfter as a delayed add
+// that keeps the earliest time, errors (and Result.Requeue) re-added with
+// per-item exponential back-off (5 ms doubling to 1000 s, reset on
+// success), reconcile.TerminalError not retried.
+type Controller struct {
+	s       *Sim
+	name    string
+	r       reconcile.Reconciler
+	watches []boundWatch
+
+	queue    []reconcile.Request
+	queued   map[reconcile.Request]bool
+	waiting  map[reconcile.Request]time.Time
+	failures map[reconcile.Request]int
+
+	crashed       bool
+	epoch         int
+	workerPending bool
+	busyUntil     time.Time
+	reconciles    int
+
+	watchDelay    time.Duration
+	reconcileTime time.Duration
+	delivery      func(WatchEvent) (time.Duration, bool)
+}
+
+// AddController registers a reconciler fed by the given watches and starts
+// it: like a manager starting, every existing object of each watched kind
+// is enqueued through its Map (an informer's initial list). It panics if a
+// watched kind is not in the scheme.
+func (s *Sim) AddController(name string, r reconcile.Reconciler, watches ...Watch) *Controller {
+	c := &Controller{s: s, name: name, r: r}
+	for _, w := range watches {
+		gvk, err := s.store.gvkFor(w.Object)
+		if err != nil {
+			panic(fmt.Sprintf("simulator: controller %s: %v", name, err))
+		}
+		c.watches = append(c.watches, boundWatch{Watch: w, gvk: gvk})
+	}
+	if len(s.ctrls) == 0 {
+		s.Subscribe(s.dispatch)
+	}
+	s.ctrls = append(s.ctrls, c)
+	c.reset()
+	c.initialList()
+	return c
+}
+
+// Controller returns the controller registered under name, or nil.
+func (s *Sim) Controller(name string) *Controller {
+	for _, c := range s.ctrls {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Name is the name given to AddController.
+func (c *Controller) Name() string { return c.name }
+
+// Reconciles is how many reconciles have run so far.
+func (c *Controller) Reconciles() int { return c.reconciles }
+
+// Crashed reports whether the controller is down (Crash without Restart).
+func (c *Controller) Crashed() bool { return c.crashed }
+
+// QueueLen is the number of requests waiting to be reconciled now.
+func (c *Controller) QueueLen() int { return len(c.queue) }
+
+// SetWatchDelay delays every watch event's delivery to this controller by
+// d of virtual time (default 0; events stay in commit order).
+func (c *Controller) SetWatchDelay(d time.Duration) *Controller { c.watchDelay = d; return c }
+
+// SetReconcileDuration makes each reconcile occupy the controller for d of
+// virtual time: its reads and writes happen at the start, and the next
+// reconcile starts d later (default 0).
+func (c *Controller) SetReconcileDuration(d time.Duration) *Controller { c.reconcileTime = d; return c }
+
+// SetDelivery installs a per-event delivery decision for fault injection:
+// f returns the delay for this event, or drop=true to lose it. Nil restores
+// the fixed watch delay.
+func (c *Controller) SetDelivery(f func(ev WatchEvent) (delay time.Duration, drop bool)) {
+	c.delivery = f
+}
+
+// Crash kills the controller's process: its queue, back-offs and pending
+// requeues are dropped and it receives no events until Restart. A reconcile
+// running at the time sees every further API call fail, and its result is
+// discarded.
+func (c *Controller) Crash() {
+	c.crashed = true
+	c.reset()
+}
+
+// Restart cold-starts the controller: every existing object of each watched
+// kind is enqueued through its Map, like an informer's initial list.
+func (c *Controller) Restart() {
+	c.crashed = false
+	c.reset()
+	c.busyUntil = c.s.now
+	c.initialList()
+}
+
+func (c *Controller) reset() {
+	c.epoch++
+	c.queue = nil
+	c.queued = map[reconcile.Request]bool{}
+	c.waiting = map[reconcile.Request]time.Time{}
+	c.failures = map[reconcile.Request]int{}
+	c.workerPending = false
+}
+
+func (c *Controller) initialList() {
+	for _, w := range c.watches {
+		for _, o := range c.s.store.list(w.gvk) {
+			c.enqueueMapped(w, o.DeepCopyObject().(client.Object))
+		}
+	}
+}
+
+// dispatch hands a committed change to every running controller watching
+// its kind, after the controller's delivery delay.
+func (s *Sim) dispatch(ev WatchEvent) {
+	gvk := ev.Object.GetObjectKind().GroupVersionKind()
+	for _, c := range s.ctrls {
+		if c.crashed {
+			continue
+		}
+		for _, w := range c.watches {
+			if w.gvk == gvk && (w.Filter == nil || w.Filter(ev)) {
+				c.deliver(w, ev)
+			}
+		}
+	}
+}
+
+func (c *Controller) deliver(w boundWatch, ev WatchEvent) {
+	delay := c.watchDelay
+	if c.delivery != nil {
+		d, drop := c.delivery(ev)
+		if drop {
+			return
+		}
+		delay = d
+	}
+	epoch := c.epoch
+	c.s.Schedule(delay, "watch event to "+c.name, func() {
+		if c.crashed || c.epoch != epoch {
+			return
+		}
+		c.enqueueMapped(w, ev.Object)
+		if ev.Type == watch.Modified && ev.Old != nil && w.Map != nil {
+			c.enqueueMapped(w, ev.Old)
+		}
+	})
+}
+
+func (c *Controller) enqueueMapped(w boundWatch, obj client.Object) {
+	if w.Map == nil {
+		c.add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)})
+		return
+	}
+	for _, req := range w.Map(c.s.ctx(), obj) {
+		c.add(req)
+	}
+}

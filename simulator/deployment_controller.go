@@ -1,0 +1,162 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// deploymentController models kube-controller-manager's Deployment
+// controller (pkg/controller/deployment): syncDeployment dispatches to a
+// status-only sync (deleted Deployment), the scaling path (paused, or a
+// scaling event: no progress estimation), Recreate or RollingUpdate.
+//
+// Like the real one, it keeps using the Deployment it read after writing
+// its status once in a sync (getNewReplicaSet), so the second status write
+// of that sync fails with a 409 Conflict and the sync is retried after the
+// work queue's back-off.
+//
+// Not modelled: adoption / orphaning of ReplicaSets by selector
+// (ownership is the controller reference alone), rollback
+// (spec.rollbackTo is long gone from apps/v1), events.
+type deploymentController struct {
+	s *Sim
+	c *simClient
+	// terminatingReplicas is the DeploymentReplicaSetTerminatingReplicas gate.
+	terminatingReplicas bool
+	// requeueAfter is set by a sync that wants a progress re-check
+	// (requeueStuckDeployment).
+	requeueAfter time.Duration
+	requeueNow   bool
+}
+
+func (dc *deploymentController) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	dc.requeueAfter, dc.requeueNow = 0, false
+	if err := dc.syncDeployment(ctx, req.NamespacedName); err != nil {
+		return reconcile.Result{}, err
+	}
+	switch {
+	case dc.requeueNow:
+		return reconcile.Result{Requeue: true}, nil //nolint:staticcheck // enqueueRateLimited
+	case dc.requeueAfter > 0:
+		return reconcile.Result{RequeueAfter: dc.requeueAfter}, nil
+	}
+	return reconcile.Result{}, nil
+}
+
+func (dc *deploymentController) syncDeployment(ctx context.Context, key types.NamespacedName) error {
+	d := &appsv1.Deployment{}
+	if err := dc.c.Get(ctx, key, d); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if sel := d.Spec.Selector; sel == nil || (len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0) {
+		if d.Status.ObservedGeneration < d.Generation {
+			d.Status.ObservedGeneration = d.Generation
+			_ = dc.updateStatus(ctx, d)
+		}
+		return nil
+	}
+	rsList, err := dc.replicaSetsFor(ctx, d)
+	if err != nil {
+		return err
+	}
+	if d.DeletionTimestamp != nil {
+		return dc.syncStatusOnly(ctx, d, rsList)
+	}
+	if err := dc.checkPausedConditions(ctx, d); err != nil {
+		return err
+	}
+	if d.Spec.Paused || dc.isScalingEvent(d, rsList) {
+		return dc.sync(ctx, d, rsList)
+	}
+	switch d.Spec.Strategy.Type {
+	case appsv1.RecreateDeploymentStrategyType:
+		pods, err := dc.podsByReplicaSet(ctx, d, rsList)
+		if err != nil {
+			return err
+		}
+		return dc.rolloutRecreate(ctx, d, rsList, pods)
+	case appsv1.RollingUpdateDeploymentStrategyType:
+		return dc.rolloutRolling(ctx, d, rsList)
+	}
+	return fmt.Errorf("deployment %s/%s: unexpected strategy type %q", d.Namespace, d.Name, d.Spec.Strategy.Type)
+}
+
+// replicaSetsFor lists the Deployment's ReplicaSets (controller reference
+// to it), oldest first.
+func (dc *deploymentController) replicaSetsFor(ctx context.Context, d *appsv1.Deployment) ([]*appsv1.ReplicaSet, error) {
+	list := &appsv1.ReplicaSetList{}
+	if err := dc.c.List(ctx, list, client.InNamespace(d.Namespace)); err != nil {
+		return nil, fmt.Errorf("list replicasets of deployment %s/%s: %w", d.Namespace, d.Name, err)
+	}
+	var out []*appsv1.ReplicaSet
+	for i := range list.Items {
+		if ref := metav1.GetControllerOf(&list.Items[i]); ref != nil && ref.UID == d.UID {
+			out = append(out, &list.Items[i])
+		}
+	}
+	rsByCreation(out)
+	return out, nil
+}
+
+// podsByReplicaSet lists the pods of each of the ReplicaSets, terminating
+// ones included (getPodMapForDeployment).
+func (dc *deploymentController) podsByReplicaSet(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) (map[types.UID][]*corev1.Pod, error) {
+	pods := &corev1.PodList{}
+	if err := dc.c.List(ctx, pods, client.InNamespace(d.Namespace)); err != nil {
+		return nil, fmt.Errorf("list pods of deployment %s/%s: %w", d.Namespace, d.Name, err)
+	}
+	m := map[types.UID][]*corev1.Pod{}
+	for _, rs := range rsList {
+		m[rs.UID] = nil
+	}
+	for i := range pods.Items {
+		ref := metav1.GetControllerOf(&pods.Items[i])
+		if ref == nil {
+			continue
+		}
+		if _, ok := m[ref.UID]; ok {
+			m[ref.UID] = append(m[ref.UID], &pods.Items[i])
+		}
+	}
+	return m, nil
+}
+
+// mapDeletedPod wakes a Recreate Deployment when one of its pods is gone
+// (deletePod): pod → its ReplicaSet → its Deployment.
+func (dc *deploymentController) mapDeletedPod(_ context.Context, obj client.Object) []reconcile.Request {
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil || ref.Kind != "ReplicaSet" {
+		return nil
+	}
+	rs, _ := dc.s.store.get(appsv1.SchemeGroupVersion.WithKind("ReplicaSet"), types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}).(*appsv1.ReplicaSet)
+	if rs == nil || rs.UID != ref.UID {
+		return nil
+	}
+	dref := metav1.GetControllerOf(rs)
+	if dref == nil || dref.Kind != "Deployment" {
+		return nil
+	}
+	key := types.NamespacedName{Namespace: rs.Namespace, Name: dref.Name}
+	d, _ := dc.s.store.get(appsv1.SchemeGroupVersion.WithKind("Deployment"), key).(*appsv1.Deployment)
+	if d == nil || d.UID != dref.UID || d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: key}}
+}
+
+// updateStatus writes d's status (UpdateStatus). Like client-go's, it
+// leaves d as it was: d keeps the resourceVersion it was read with.
+func (dc *deploymentController) updateStatus(ctx context.Context, d *appsv1.Deployment) error {
+	if err := dc.c.Status().Update(ctx, d.DeepCopy()); err != nil {
+		return fmt.Errorf("update status of deployment %s/%s: %w", d.Namespace, d.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,277 @@
+package simulator
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// Annotations and condition reasons of the Deployment controller
+// (pkg/controller/deployment/util/deployment_util.go).
+const (
+	RevisionAnnotation        = "deployment.kubernetes.io/revision"
+	RevisionHistoryAnnotation = "deployment.kubernetes.io/revision-history"
+	DesiredReplicasAnnotation = "deployment.kubernetes.io/desired-replicas"
+	MaxReplicasAnnotation     = "deployment.kubernetes.io/max-replicas"
+
+	ReasonReplicaSetUpdated    = "ReplicaSetUpdated"
+	ReasonFailedRSCreate       = "ReplicaSetCreateError"
+	ReasonNewReplicaSet        = "NewReplicaSetCreated"
+	ReasonFoundNewRS           = "FoundNewReplicaSet"
+	ReasonNewRSAvailable       = "NewReplicaSetAvailable"
+	ReasonTimedOut             = "ProgressDeadlineExceeded"
+	ReasonPaused               = "DeploymentPaused"
+	ReasonResumed              = "DeploymentResumed"
+	ReasonMinimumAvailable     = "MinimumReplicasAvailable"
+	ReasonMinimumUnavailable   = "MinimumReplicasUnavailable"
+	lastAppliedConfigAnnotaton = corev1.LastAppliedConfigAnnotation
+)
+
+// annotationsNotCopied are the Deployment annotations not copied to its
+// ReplicaSets.
+var annotationsNotCopied = map[string]bool{
+	lastAppliedConfigAnnotaton: true, RevisionAnnotation: true, RevisionHistoryAnnotation: true,
+	DesiredReplicasAnnotation: true, MaxReplicasAnnotation: true, appsv1.DeprecatedRollbackTo: true,
+}
+
+func newDeploymentCondition(t appsv1.DeploymentConditionType, st corev1.ConditionStatus, reason, msg string, now time.Time) appsv1.DeploymentCondition {
+	return appsv1.DeploymentCondition{Type: t, Status: st, Reason: reason, Message: msg,
+		LastUpdateTime: metav1.NewTime(now), LastTransitionTime: metav1.NewTime(now)}
+}
+
+func getDeploymentCondition(st appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == t {
+			c := st.Conditions[i]
+			return &c
+		}
+	}
+	return nil
+}
+
+// setDeploymentCondition replaces the condition of c's type unless it has
+// the same status and reason; the transition time survives a same-status
+// change (SetDeploymentCondition).
+func setDeploymentCondition(st *appsv1.DeploymentStatus, c appsv1.DeploymentCondition) {
+	cur := getDeploymentCondition(*st, c.Type)
+	if cur != nil && cur.Status == c.Status && cur.Reason == c.Reason {
+		return
+	}
+	if cur != nil && cur.Status == c.Status {
+		c.LastTransitionTime = cur.LastTransitionTime
+	}
+	st.Conditions = append(withoutDeploymentCondition(st.Conditions, c.Type), c)
+}
+
+func removeDeploymentCondition(st *appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) {
+	st.Conditions = withoutDeploymentCondition(st.Conditions, t)
+}
+
+func withoutDeploymentCondition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType) []appsv1.DeploymentCondition {
+	var out []appsv1.DeploymentCondition
+	for _, c := range cs {
+		if c.Type != t {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// revision parses a ReplicaSet's revision annotation (0 when absent or bad).
+func revision(rs *appsv1.ReplicaSet) int64 {
+	v, err := strconv.ParseInt(rs.Annotations[RevisionAnnotation], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+func maxRevision(rss []*appsv1.ReplicaSet) int64 {
+	var m int64
+	for _, rs := range rss {
+		m = max(m, revision(rs))
+	}
+	return m
+}
+
+// setDeploymentRevision records the new ReplicaSet's revision on the
+// Deployment, reporting whether it changed.
+func setDeploymentRevision(d *appsv1.Deployment, rev string) bool {
+	if d.Annotations == nil {
+		d.Annotations = map[string]string{}
+	}
+	if d.Annotations[RevisionAnnotation] == rev {
+		return false
+	}
+	d.Annotations[RevisionAnnotation] = rev
+	return true
+}
+
+// resolveFenceposts scales maxSurge (rounding up) and maxUnavailable
+// (rounding down) against the desired replicas; both 0 means
+// maxUnavailable 1 (ResolveFenceposts).
+func resolveFenceposts(ru *appsv1.RollingUpdateDeployment, desired int32) (surge, unavailable int32) {
+	zero := intstr.FromInt32(0)
+	s, _ := intstr.GetScaledValueFromIntOrPercent(intstr.ValueOrDefault(ru.MaxSurge, zero), int(desired), true)
+	u, _ := intstr.GetScaledValueFromIntOrPercent(intstr.ValueOrDefault(ru.MaxUnavailable, zero), int(desired), false)
+	if s == 0 && u == 0 {
+		u = 1
+	}
+	return int32(s), int32(u)
+}
+
+func isRollingUpdate(d *appsv1.Deployment) bool {
+	return d.Spec.Strategy.Type == appsv1.RollingUpdateDeploymentStrategyType
+}
+
+// maxUnavailable of a rolling Deployment, at most its replicas (MaxUnavailable).
+func maxUnavailable(d *appsv1.Deployment) int32 {
+	if !isRollingUpdate(d) || *d.Spec.Replicas == 0 {
+		return 0
+	}
+	_, u := resolveFenceposts(d.Spec.Strategy.RollingUpdate, *d.Spec.Replicas)
+	return min(u, *d.Spec.Replicas)
+}
+
+// maxSurge of a rolling Deployment (MaxSurge).
+func maxSurge(d *appsv1.Deployment) int32 {
+	if !isRollingUpdate(d) {
+		return 0
+	}
+	s, _ := resolveFenceposts(d.Spec.Strategy.RollingUpdate, *d.Spec.Replicas)
+	return s
+}
+
+func hasProgressDeadline(d *appsv1.Deployment) bool {
+	return d.Spec.ProgressDeadlineSeconds != nil && *d.Spec.ProgressDeadlineSeconds != math.MaxInt32
+}
+
+// equalIgnoreHash compares pod templates ignoring the pod-template-hash
+// label (EqualIgnoreHash); only the label maps are copied.
+func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
+	ac, bc := *a, *b
+	ac.Labels, bc.Labels = withoutHash(a.Labels), withoutHash(b.Labels)
+	return equality.Semantic.DeepEqual(&ac, &bc)
+}
+
+func withoutHash(m map[string]string) map[string]string {
+	if _, ok := m[appsv1.DefaultDeploymentUniqueLabelKey]; !ok {
+		if len(m) == 0 {
+			return nil
+		}
+		return m
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if k != appsv1.DefaultDeploymentUniqueLabelKey {
+			out[k] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// rsByCreation sorts oldest first, then by name (ReplicaSetsByCreationTimestamp).
+func rsByCreation(rss []*appsv1.ReplicaSet) {
+	sort.SliceStable(rss, func(i, j int) bool {
+		a, b := rss[i], rss[j]
+		if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.Name < b.Name
+		}
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	})
+}
+
+// findNewReplicaSet is the oldest ReplicaSet whose template equals the
+// Deployment's (FindNewReplicaSet).
+func findNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	sorted := append([]*appsv1.ReplicaSet(nil), rss...)
+	rsByCreation(sorted)
+	for _, rs := range sorted {
+		if equalIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+			return rs
+		}
+	}
+	return nil
+}
+
+// findOldReplicaSets is every other ReplicaSet (FindOldReplicaSets' second result).
+func findOldReplicaSets(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
+	newRS := findNewReplicaSet(d, rss)
+	var old []*appsv1.ReplicaSet
+	for _, rs := range rss {
+		if newRS == nil || rs.UID != newRS.UID {
+			old = append(old, rs)
+		}
+	}
+	return old
+}
+
+func filterActive(rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
+	var out []*appsv1.ReplicaSet
+	for _, rs := range rss {
+		if rs != nil && *rs.Spec.Replicas > 0 {
+			out = append(out, rs)
+		}
+	}
+	return out
+}
+
+// Sums over ReplicaSets (GetReplicaCountForReplicaSets and friends).
+func sumSpecReplicas(rss []*appsv1.ReplicaSet) (n int32) {
+	for _, rs := range rss {
+		if rs != nil {
+			n += *rs.Spec.Replicas
+		}
+	}
+	return n
+}
+
+func sumStatus(rss []*appsv1.ReplicaSet, f func(appsv1.ReplicaSetStatus) int32) (n int32) {
+	for _, rs := range rss {
+		if rs != nil {
+			n += f(rs.Status)
+		}
+	}
+	return n
+}
+
+// sumTerminating is nil if a synced ReplicaSet does not report the field
+// (GetTerminatingReplicaCountForReplicaSets).
+func sumTerminating(rss []*appsv1.ReplicaSet) *int32 {
+	var n int32
+	for _, rs := range rss {
+		switch {
+		case rs == nil, rs.Status.ObservedGeneration == 0 && rs.Status.TerminatingReplicas == nil:
+		case rs.Status.TerminatingReplicas == nil:
+			return nil
+		default:
+			n += *rs.Status.TerminatingReplicas
+		}
+	}
+	return &n
+}
+
+// sortByRevision orders by revision, then creation (ReplicaSetsByRevision).
+func sortByRevision(rss []*appsv1.ReplicaSet) {
+	sort.SliceStable(rss, func(i, j int) bool {
+		ri, rj := revision(rss[i]), revision(rss[j])
+		if ri == rj || ri == 0 || rj == 0 {
+			a, b := rss[i], rss[j]
+			if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+				return a.Name < b.Name
+			}
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return ri < rj
+	})
+}

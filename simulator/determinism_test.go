@@ -1,0 +1,29 @@
+package simulator
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestSameSeedSameRun: a script with random stage delays and generated pod
+// names replays byte for byte from its seed, and a different seed changes it.
+func TestSameSeedSameRun(t *testing.T) {
+	data, err := os.ReadFile("testdata/transcripts/jitter.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, _, _ := strings.Cut(string(data), transcriptSep)
+	a, errA := runTranscript(script)
+	b, errB := runTranscript(script)
+	c, errC := runTranscript(strings.Replace(script, "\nseed 7\n", "\nseed 8\n", 1))
+	if errA != nil || errB != nil || errC != nil {
+		t.Fatal(errA, errB, errC)
+	}
+	if a != b {
+		t.Errorf("same seed, different runs:\n%s", lineDiff(a, b))
+	}
+	if a == c {
+		t.Errorf("seeds 7 and 8 gave the same run")
+	}
+}

@@ -1,0 +1,51 @@
+package simulator
+
+import (
+	"container/heap"
+	"time"
+)
+
+// event is one scheduled action: fn runs at virtual time at; seq breaks ties
+// so events scheduled earlier run first.
+type event struct {
+	at   time.Time
+	seq  uint64
+	what string
+	fn   func()
+}
+
+// eventHeap is a min-heap of events ordered by (at, seq).
+type eventHeap []*event
+
+func (h eventHeap) Len() int { return len(h) }
+
+func (h eventHeap) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].seq < h[j].seq
+}
+
+func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+
+func (h *eventHeap) Push(x any) { *h = append(*h, x.(*event)) }
+
+func (h *eventHeap) Pop() any {
+	old := *h
+	n := len(old)
+	e := old[n-1]
+	old[n-1] = nil
+	*h = old[:n-1]
+	return e
+}
+
+func (h *eventHeap) push(e *event) { heap.Push(h, e) }
+
+func (h *eventHeap) pop() *event { return heap.Pop(h).(*event) }
+
+func (h eventHeap) peek() *event {
+	if len(h) == 0 {
+		return nil
+	}
+	return h[0]
+}

@@ -1,0 +1,90 @@
+package simulator
+
+import (
+	"context"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// Names of the model controllers (see Sim.Controller).
+const (
+	DeploymentControllerName = "deployment-controller"
+	ReplicaSetControllerName = "replicaset-controller"
+)
+
+// KubeOptions configure the models InstallKubeControllers adds. The zero
+// value gives the defaults documented on each field.
+type KubeOptions struct {
+	// DeploymentDelay and ReplicaSetDelay delay every watch event's delivery
+	// to the Deployment / ReplicaSet controller (virtual time; default 0).
+	DeploymentDelay time.Duration
+	ReplicaSetDelay time.Duration
+	// SchedulerDelay is the time from pod creation to binding (default 0).
+	SchedulerDelay time.Duration
+	// Nodes are the nodes pods are bound to, created Ready if missing
+	// (default one, "kwok-node-0").
+	Nodes []string
+	// CrashLoopRunTime is how long a "crashloop" container runs before it
+	// exits (default 500ms).
+	CrashLoopRunTime time.Duration
+	// DisableTerminatingReplicas turns the DeploymentReplicaSetTerminatingReplicas
+	// feature gate off: status.terminatingReplicas stays nil, as on
+	// clusters before 1.35.
+	DisableTerminatingReplicas bool
+	// DisableGarbageCollector keeps dependents when their owner is deleted.
+	DisableGarbageCollector bool
+}
+
+func (o KubeOptions) withDefaults() KubeOptions {
+	if len(o.Nodes) == 0 {
+		o.Nodes = []string{"kwok-node-0"}
+	}
+	if o.CrashLoopRunTime <= 0 {
+		o.CrashLoopRunTime = 500 * time.Millisecond
+	}
+	return o
+}
+
+// InstallKubeControllers adds the models of kube-controller-manager's
+// Deployment and ReplicaSet controllers (and its garbage collector),
+// kube-scheduler and a kwok-style kubelet, and creates the nodes.
+func (s *Sim) InstallKubeControllers(opts KubeOptions) {
+	opts = opts.withDefaults()
+	kcm := s.clientFor("kube-controller-manager")
+	s.installNodes(opts.Nodes)
+	newScheduler(s, opts).install()
+	newKubelet(s, opts).install()
+	if !opts.DisableGarbageCollector {
+		newGarbageCollector(s).install()
+	}
+	rsc := &replicaSetController{s: s, c: kcm, terminatingReplicas: !opts.DisableTerminatingReplicas}
+	s.AddController(ReplicaSetControllerName, rsc,
+		Watch{Object: &appsv1.ReplicaSet{}},
+		Watch{Object: &corev1.Pod{}, Map: s.mapToController("ReplicaSet")},
+	).SetWatchDelay(opts.ReplicaSetDelay)
+	dc := &deploymentController{s: s, c: kcm, terminatingReplicas: !opts.DisableTerminatingReplicas}
+	s.AddController(DeploymentControllerName, dc,
+		Watch{Object: &appsv1.Deployment{}},
+		Watch{Object: &appsv1.ReplicaSet{}, Map: s.mapToController("Deployment")},
+		Watch{Object: &corev1.Pod{}, Map: dc.mapDeletedPod, Filter: func(ev WatchEvent) bool { return ev.Type == watch.Deleted }},
+	).SetWatchDelay(opts.DeploymentDelay)
+}
+
+// mapToController maps an object to its controller owner of the given kind
+// (the informer handlers' resolveControllerRef).
+func (s *Sim) mapToController(kind string) func(_ context.Context, obj client.Object) []reconcile.Request {
+	return func(_ context.Context, obj client.Object) []reconcile.Request {
+		ref := metav1.GetControllerOf(obj)
+		if ref == nil || ref.Kind != kind {
+			return nil
+		}
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: ref.Name}}}
+	}
+}

@@ -1,0 +1,136 @@
+package simulator
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// burstReplicas caps the pods one ReplicaSet sync creates or deletes.
+const burstReplicas = 500
+
+// replicaSetController models kube-controller-manager's ReplicaSet
+// controller (pkg/controller/replicaset/replica_set.go, syncReplicaSet and
+// manageReplicas): it creates pods from the template or deletes the worst
+// ones until the active pods (not terminating) match spec.replicas, then
+// writes status computed from the pods it listed before acting, as the
+// real one does from its informer cache.
+//
+// Not modelled: expectations (reads here are never stale), adoption of
+// orphaned pods and release of pods whose labels stop matching (ownership
+// is the controller reference alone), pod deletion cost.
+type replicaSetController struct {
+	s                   *Sim
+	c                   *simClient
+	terminatingReplicas bool
+}
+
+func (rsc *replicaSetController) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	rs := &appsv1.ReplicaSet{}
+	if err := rsc.c.Get(ctx, req.NamespacedName, rs); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	active, terminating, err := rsc.ownedPods(ctx, rs)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	var manageErr error
+	if rs.DeletionTimestamp == nil {
+		manageErr = rsc.manageReplicas(ctx, active, rs)
+	}
+	now := rsc.s.now
+	updated, err := rsc.updateStatus(ctx, rs, rsc.calculateStatus(rs, active, terminating, manageErr, now))
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if manageErr != nil {
+		return reconcile.Result{}, manageErr
+	}
+	// Re-check availability when the next ready pod passes minReadySeconds.
+	if updated.Spec.MinReadySeconds > 0 && updated.Status.ReadyReplicas != updated.Status.AvailableReplicas {
+		next := timeDuration(updated.Spec.MinReadySeconds)
+		for _, p := range active {
+			if d := nextAvailabilityCheck(p, updated.Spec.MinReadySeconds, now); d != nil && *d < next {
+				next = *d
+			}
+		}
+		return reconcile.Result{RequeueAfter: next}, nil
+	}
+	return reconcile.Result{}, nil
+}
+
+// ownedPods lists the ReplicaSet's pods (controller reference to it),
+// split into active and terminating, in name order.
+func (rsc *replicaSetController) ownedPods(ctx context.Context, rs *appsv1.ReplicaSet) (active, terminating []*corev1.Pod, err error) {
+	pods := &corev1.PodList{}
+	if err := rsc.c.List(ctx, pods, client.InNamespace(rs.Namespace)); err != nil {
+		return nil, nil, fmt.Errorf("list pods of replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != rs.UID {
+			continue
+		}
+		switch {
+		case isPodActive(p):
+			active = append(active, p)
+		case isPodTerminating(p):
+			terminating = append(terminating, p)
+		}
+	}
+	return active, terminating, nil
+}
+
+// manageReplicas creates or deletes pods to reach spec.replicas; creations
+// go in slow-start batches (1, 2, 4, ...) that stop at the first error.
+func (rsc *replicaSetController) manageReplicas(ctx context.Context, active []*corev1.Pod, rs *appsv1.ReplicaSet) error {
+	diff := len(active) - int(*rs.Spec.Replicas)
+	switch {
+	case diff < 0:
+		return slowStart(min(-diff, burstReplicas), func() error { return rsc.createPod(ctx, rs) })
+	case diff > 0:
+		for _, p := range podsToDelete(active, min(diff, burstReplicas), rsc.s.now) {
+			if err := rsc.c.Delete(ctx, p); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("delete pod %s/%s of replicaset %s: %w", p.Namespace, p.Name, rs.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func slowStart(count int, create func() error) error {
+	for batch, done := 1, 0; done < count; batch *= 2 {
+		for range min(batch, count-done) {
+			if err := create(); err != nil {
+				return err
+			}
+			done++
+		}
+	}
+	return nil
+}
+
+// createPod creates one pod from the template (GetPodFromTemplate): the
+// template's labels, annotations, finalizers and spec, generateName
+// "<rs>-", and a controller reference to the ReplicaSet.
+func (rsc *replicaSetController) createPod(ctx context.Context, rs *appsv1.ReplicaSet) error {
+	t := rs.Spec.Template.DeepCopy()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: rs.Namespace, GenerateName: rs.Name + "-",
+			Labels: t.Labels, Annotations: t.Annotations, Finalizers: t.Finalizers,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(rs, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))},
+		},
+		Spec: t.Spec,
+	}
+	if err := rsc.c.Create(ctx, pod); err != nil {
+		return fmt.Errorf("create pod for replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
+	}
+	return nil
+}

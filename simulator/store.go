@@ -1,0 +1,159 @@
+package simulator
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+)
+
+// store is the in-memory API server storage: typed objects per kind, one
+// global resourceVersion counter (like etcd's revision), and the commit
+// path that notifies subscribers. Stored objects are never mutated in
+// place: every write replaces the entry, so a stored pointer is a snapshot.
+type store struct {
+	s             *Sim
+	rv            uint64
+	uids          uint64
+	kinds         map[schema.GroupVersionKind]map[types.NamespacedName]client.Object
+	indexes       map[schema.GroupVersionKind]map[string]client.IndexerFunc
+	clusterScoped map[schema.GroupKind]bool
+}
+
+func newStore(s *Sim) *store {
+	st := &store{
+		s:             s,
+		kinds:         map[schema.GroupVersionKind]map[types.NamespacedName]client.Object{},
+		indexes:       map[schema.GroupVersionKind]map[string]client.IndexerFunc{},
+		clusterScoped: map[schema.GroupKind]bool{},
+	}
+	for _, gk := range builtinClusterScoped {
+		st.clusterScoped[gk] = true
+	}
+	return st
+}
+
+// builtinClusterScoped lists the built-in kinds that live outside namespaces.
+var builtinClusterScoped = []schema.GroupKind{
+	{Kind: "Namespace"}, {Kind: "Node"}, {Kind: "PersistentVolume"}, {Kind: "ComponentStatus"},
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"},
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"},
+	{Group: "storage.k8s.io", Kind: "StorageClass"},
+	{Group: "storage.k8s.io", Kind: "CSIDriver"},
+	{Group: "storage.k8s.io", Kind: "CSINode"},
+	{Group: "storage.k8s.io", Kind: "VolumeAttachment"},
+	{Group: "scheduling.k8s.io", Kind: "PriorityClass"},
+	{Group: "node.k8s.io", Kind: "RuntimeClass"},
+	{Group: "networking.k8s.io", Kind: "IngressClass"},
+	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"},
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"},
+	{Group: "apiregistration.k8s.io", Kind: "APIService"},
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"},
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"},
+}
+
+// SetClusterScoped declares a kind (typically a CRD type) cluster-scoped:
+// its objects have no namespace. Every other kind not built in is namespaced.
+func (s *Sim) SetClusterScoped(gk schema.GroupKind) { s.store.clusterScoped[gk] = true }
+
+func (st *store) namespaced(gvk schema.GroupVersionKind) bool {
+	return !st.clusterScoped[gvk.GroupKind()]
+}
+
+// gvkFor resolves an object's kind from the scheme (typed) or its TypeMeta
+// (unstructured).
+func (st *store) gvkFor(obj runtime.Object) (schema.GroupVersionKind, error) {
+	gvk, err := apiutil.GVKForObject(obj, st.s.scheme)
+	if err != nil {
+		return gvk, fmt.Errorf("kind of %T is not registered in the simulator's scheme: %w", obj, err)
+	}
+	return gvk, nil
+}
+
+// listItemGVK is the kind of a list's items (FooList → Foo).
+func (st *store) listItemGVK(list runtime.Object) (schema.GroupVersionKind, error) {
+	gvk, err := st.gvkFor(list)
+	if err != nil {
+		return gvk, err
+	}
+	if !strings.HasSuffix(gvk.Kind, "List") || !meta.IsListType(list) {
+		return gvk, fmt.Errorf("%s is not a list type", gvk.Kind)
+	}
+	gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
+	return gvk, nil
+}
+
+func resourceFor(gvk schema.GroupVersionKind) schema.GroupResource {
+	plural, _ := meta.UnsafeGuessKindToResource(gvk)
+	return plural.GroupResource()
+}
+
+func (st *store) get(gvk schema.GroupVersionKind, key types.NamespacedName) client.Object {
+	return st.kinds[gvk][key]
+}
+
+// list returns the stored objects of a kind ordered by namespace and name,
+// the order etcd's key space gives the real API server.
+func (st *store) list(gvk schema.GroupVersionKind) []client.Object {
+	objs := st.kinds[gvk]
+	keys := make([]types.NamespacedName, 0, len(objs))
+	for k := range objs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].Namespace != keys[j].Namespace {
+			return keys[i].Namespace < keys[j].Namespace
+		}
+		return keys[i].Name < keys[j].Name
+	})
+	out := make([]client.Object, len(keys))
+	for i, k := range keys {
+		out[i] = objs[k]
+	}
+	return out
+}
+
+// kindsSorted lists every kind that has held objects, in a stable order.
+func (st *store) kindsSorted() []schema.GroupVersionKind {
+	out := make([]schema.GroupVersionKind, 0, len(st.kinds))
+	for gvk := range st.kinds {
+		out = append(out, gvk)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+func (st *store) nextRV() string {
+	st.rv++
+	return fmt.Sprintf("%d", st.rv)
+}
+
+// commit stores (or, for Deleted, removes) obj and tells every subscriber,
+// in subscription order, before returning. old is the previous version.
+func (st *store) commit(typ watch.EventType, gvk schema.GroupVersionKind, obj, old client.Object) {
+	key := client.ObjectKeyFromObject(obj)
+	m := st.kinds[gvk]
+	if m == nil {
+		m = map[types.NamespacedName]client.Object{}
+		st.kinds[gvk] = m
+	}
+	if typ == watch.Deleted {
+		delete(m, key)
+	} else {
+		m[key] = obj
+	}
+	if len(st.s.subs) == 0 {
+		return
+	}
+	ev := WatchEvent{Type: typ, Object: obj.DeepCopyObject().(client.Object), Old: old, Time: st.s.now}
+	for _, sub := range st.s.subs {
+		sub(ev)
+	}
+}

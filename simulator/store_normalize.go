@@ -1,0 +1,106 @@
+package simulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// canonicalize returns a fresh typed copy of obj as the API server would
+// store it: defaulted, TypeMeta set, and round-tripped through JSON so that
+// timestamps have second precision and the copy shares nothing with obj.
+func (st *store) canonicalize(gvk schema.GroupVersionKind, obj client.Object) (client.Object, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s %s: %w", gvk.Kind, objectName(obj), err)
+	}
+	out, err := st.decode(gvk, data)
+	if err != nil {
+		return nil, err
+	}
+	st.s.scheme.Default(out)
+	applyBuiltinDefaults(out)
+	return out, nil
+}
+
+// decode builds a typed object of kind gvk from JSON.
+func (st *store) decode(gvk schema.GroupVersionKind, data []byte) (client.Object, error) {
+	ro, err := st.s.scheme.New(gvk)
+	if err != nil {
+		return nil, fmt.Errorf("kind %s: %w", gvk, err)
+	}
+	out, ok := ro.(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("kind %s is not a client.Object", gvk)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", gvk.Kind, err)
+	}
+	out.GetObjectKind().SetGroupVersionKind(gvk)
+	return out, nil
+}
+
+// sameContent reports whether the candidate next version of an object
+// equals the stored one apart from resourceVersion: such a write is a no-op
+// that keeps the old resourceVersion and sends no watch event, as on the
+// real API server. It sets candidate's resourceVersion to cur's.
+func sameContent(candidate, cur client.Object) bool {
+	candidate.SetResourceVersion(cur.GetResourceVersion())
+	return equality.Semantic.DeepEqual(candidate, cur)
+}
+
+func objectName(obj client.Object) string {
+	if obj.GetNamespace() == "" {
+		return obj.GetName()
+	}
+	return obj.GetNamespace() + "/" + obj.GetName()
+}
+
+// structOf is the struct an object pointer points to.
+func structOf(obj any) reflect.Value { return reflect.Indirect(reflect.ValueOf(obj)) }
+
+// hasStatusSubresource: every built-in workload, and any type with a Status
+// field, is served with a /status subresource.
+func hasStatusSubresource(obj any) bool {
+	v := structOf(obj)
+	return v.Kind() == reflect.Struct && v.FieldByName("Status").IsValid()
+}
+
+func copyStatus(dst, src any) {
+	structOf(dst).FieldByName("Status").Set(structOf(src).FieldByName("Status"))
+}
+
+// isBuiltin reports whether obj is a type of k8s.io/api (served by
+// kube-apiserver itself rather than as a custom resource).
+func isBuiltin(obj any) bool {
+	return strings.HasPrefix(structOf(obj).Type().PkgPath(), "k8s.io/api/")
+}
+
+// contentChanged reports whether anything but metadata and status differs:
+// the changes that bump metadata.generation (k8s.io/apiserver's generic
+// registry strategies; Deployments also bump on annotation changes,
+// pkg/registry/apps/deployment/strategy.go).
+func contentChanged(a, b client.Object) bool {
+	va, vb := structOf(a), structOf(b)
+	t := va.Type()
+	for i := 0; i < t.NumField(); i++ {
+		switch t.Field(i).Name {
+		case "TypeMeta", "ObjectMeta", "Status":
+			continue
+		}
+		if !equality.Semantic.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			return true
+		}
+	}
+	if t.Name() == "Deployment" && isBuiltin(a) {
+		return !equality.Semantic.DeepEqual(a.GetAnnotations(), b.GetAnnotations())
+	}
+	return false
+}
+
+func reflectZero(t reflect.Type) reflect.Value { return reflect.Zero(t) }

@@ -1,0 +1,109 @@
+package simulator
+
+import (
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// errModified is the message of a 409 Conflict on a stale resourceVersion,
+// as the real API server words it.
+const errModified = "the object has been modified; please apply your changes to the latest version and try again"
+
+// update writes a new version of an existing object (PUT). With status set
+// it is the /status subresource: only status (and, for built-in kinds,
+// annotations) change; otherwise status is kept and the rest replaced.
+// A non-empty resourceVersion that differs from the stored one is a 409
+// Conflict; an empty one is an unconditional update, allowed for built-in
+// kinds only (custom resources require it).
+func (st *store) update(gvk schema.GroupVersionKind, obj client.Object, status, dryRun bool) (client.Object, error) {
+	cur, err := st.current(gvk, obj, status)
+	if err != nil {
+		return nil, err
+	}
+	rv := obj.GetResourceVersion()
+	if rv == "" && !isBuiltin(cur) {
+		return nil, apierrors.NewInvalid(gvk.GroupKind(), obj.GetName(), field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), rv, "must be specified for an update")})
+	}
+	if rv != "" && rv != cur.GetResourceVersion() {
+		return nil, apierrors.NewConflict(resourceFor(gvk), obj.GetName(), fmt.Errorf("%s", errModified))
+	}
+	cand, err := st.canonicalize(gvk, obj)
+	if err != nil {
+		return nil, err
+	}
+	return st.write(gvk, cur, cand, status, dryRun)
+}
+
+// current is the stored version an update or patch of obj applies to.
+func (st *store) current(gvk schema.GroupVersionKind, obj client.Object, status bool) (client.Object, error) {
+	cur := st.get(gvk, client.ObjectKeyFromObject(obj))
+	if cur == nil {
+		return nil, apierrors.NewNotFound(resourceFor(gvk), obj.GetName())
+	}
+	if status && !hasStatusSubresource(cur) {
+		return nil, apierrors.NewNotFound(resourceFor(gvk), obj.GetName()+"/status")
+	}
+	return cur, nil
+}
+
+// write turns a candidate (already checked against resourceVersion) into
+// the next stored version: it merges what the endpoint may change, bumps
+// generation on content changes, drops no-op writes, and completes a
+// deletion once the last finalizer is gone.
+func (st *store) write(gvk schema.GroupVersionKind, cur, cand client.Object, status, dryRun bool) (client.Object, error) {
+	next := mergeForEndpoint(cur, cand, status)
+	if !status {
+		if err := validate(gvk, next); err != nil {
+			return nil, err
+		}
+	}
+	next.SetGeneration(cur.GetGeneration())
+	if !status && contentChanged(next, cur) {
+		next.SetGeneration(cur.GetGeneration() + 1)
+	}
+	if sameContent(next, cur) || dryRun {
+		return next, nil
+	}
+	next.SetResourceVersion(st.nextRV())
+	if next.GetDeletionTimestamp() != nil && len(next.GetFinalizers()) == 0 && zeroGrace(next) {
+		st.commit(watch.Deleted, gvk, next, cur)
+		return next, nil
+	}
+	st.commit(watch.Modified, gvk, next, cur)
+	return next, nil
+}
+
+func zeroGrace(o client.Object) bool {
+	g := o.GetDeletionGracePeriodSeconds()
+	return g == nil || *g == 0
+}
+
+// mergeForEndpoint applies the registry strategies' PrepareForUpdate: the
+// main endpoint keeps status and the server-owned metadata; /status keeps
+// everything but status (and, for built-in kinds, takes annotations, which
+// the Deployment controller writes its revision through).
+func mergeForEndpoint(cur, cand client.Object, status bool) client.Object {
+	if status {
+		next := cur.DeepCopyObject().(client.Object)
+		copyStatus(next, cand)
+		if isBuiltin(cur) {
+			next.SetAnnotations(cand.GetAnnotations())
+		}
+		return next
+	}
+	next := cand
+	next.SetUID(cur.GetUID())
+	next.SetCreationTimestamp(cur.GetCreationTimestamp())
+	next.SetDeletionTimestamp(cur.GetDeletionTimestamp())
+	next.SetDeletionGracePeriodSeconds(cur.GetDeletionGracePeriodSeconds())
+	if hasStatusSubresource(cur) {
+		copyStatus(next, cur)
+	}
+	return next
+}

@@ -1,0 +1,139 @@
+package simulator
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// Back-off of client-go's DefaultTypedControllerRateLimiter's per-item
+// exponential limiter (the bucket limiter it also has is not modelled).
+const (
+	backoffBase = 5 * time.Millisecond
+	backoffMax  = 1000 * time.Second
+)
+
+// errProcessKilled fails the API calls of a reconcile whose controller was
+// crashed while it ran.
+var errProcessKilled = errors.New("simulator: the controller's process was killed")
+
+// add enqueues req unless it is already waiting (the work queue's dedup;
+// a request being reconciled can be queued again, as a dirty item is).
+func (c *Controller) add(req reconcile.Request) {
+	if c.crashed || c.queued[req] {
+		return
+	}
+	c.queued[req] = true
+	c.queue = append(c.queue, req)
+	c.kick()
+}
+
+// kick schedules the worker unless it is already scheduled.
+func (c *Controller) kick() {
+	if c.workerPending || c.crashed || len(c.queue) == 0 {
+		return
+	}
+	c.workerPending = true
+	epoch := c.epoch
+	at := c.s.now
+	if c.busyUntil.After(at) {
+		at = c.busyUntil
+	}
+	c.s.scheduleAt(at, "reconcile by "+c.name, func() {
+		if c.epoch == epoch {
+			c.work()
+		}
+	})
+}
+
+// work runs one reconcile and schedules the next, so controllers and
+// timers due at the same virtual instant interleave fairly.
+func (c *Controller) work() {
+	c.workerPending = false
+	if c.crashed || len(c.queue) == 0 {
+		return
+	}
+	req := c.queue[0]
+	c.queue = c.queue[1:]
+	delete(c.queued, req)
+	c.reconciles++
+	res, err := c.reconcile(req)
+	c.busyUntil = c.s.now.Add(c.reconcileTime)
+	if c.crashed {
+		return // the process died mid-reconcile: its result is lost
+	}
+	c.handle(req, res, err)
+	c.kick()
+}
+
+func (c *Controller) reconcile(req reconcile.Request) (reconcile.Result, error) {
+	prev := c.s.active
+	c.s.active = c
+	defer func() { c.s.active = prev }()
+	ctx := logr.NewContext(c.s.ctx(), c.s.logger.WithValues("controller", c.name, "request", req.String()))
+	return c.r.Reconcile(ctx, req)
+}
+
+// handle mirrors controller-runtime's reconcileHandler.
+func (c *Controller) handle(req reconcile.Request, res reconcile.Result, err error) {
+	switch {
+	case err != nil:
+		if !errors.Is(err, reconcile.TerminalError(nil)) {
+			c.addRateLimited(req)
+		}
+	case res.RequeueAfter > 0:
+		delete(c.failures, req)
+		c.addAfter(req, res.RequeueAfter)
+	case res.Requeue: //nolint:staticcheck // controller-runtime still honours it
+		c.addRateLimited(req)
+	default:
+		delete(c.failures, req)
+	}
+}
+
+// Backoff is the delay before the n-th consecutive retry (n from 0) of a
+// failing request: 5 ms doubling, capped at 1000 s.
+func Backoff(n int) time.Duration {
+	if n > 20 {
+		return backoffMax
+	}
+	d := backoffBase << n
+	if d > backoffMax {
+		return backoffMax
+	}
+	return d
+}
+
+func (c *Controller) addRateLimited(req reconcile.Request) {
+	d := Backoff(c.failures[req])
+	c.failures[req]++
+	c.addAfter(req, d)
+}
+
+// addAfter enqueues req after d; if req already waits for an earlier time
+// that one stands (client-go's delaying queue).
+func (c *Controller) addAfter(req reconcile.Request, d time.Duration) {
+	if d <= 0 {
+		c.add(req)
+		return
+	}
+	at := c.s.now.Add(d)
+	if w, ok := c.waiting[req]; ok && !at.Before(w) {
+		return
+	}
+	c.waiting[req] = at
+	epoch := c.epoch
+	c.s.scheduleAt(at, fmt.Sprintf("requeue %s by %s", req, c.name), func() {
+		if c.epoch != epoch {
+			return
+		}
+		if w, ok := c.waiting[req]; !ok || !w.Equal(at) {
+			return
+		}
+		delete(c.waiting, req)
+		c.add(req)
+	})
+}
