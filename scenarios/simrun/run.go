@@ -17,6 +17,7 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/operator/manager"
+	"github.com/lunadas/upgrade-operator/operator/rollout"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 	"github.com/lunadas/upgrade-operator/scenarios/transcript"
@@ -78,10 +79,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		simulator.Watch{Object: &appsv1.Deployment{}, Map: m.Deployment},
 		simulator.Watch{Object: &appsv1.ReplicaSet{}, Map: m.ReplicaSet},
 		simulator.Watch{Object: &corev1.Pod{}, Map: m.Pod})
-	for _, o := range cfg.Objects {
-		if err := sim.Client().Create(ctx, o.DeepCopyObject().(client.Object)); err != nil {
-			return nil, fmt.Errorf("create %s %s: %w", o.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(o), err)
-		}
+	app, upgrades := splitUpgrades(cfg.Objects)
+	if err := create(ctx, sim.Client(), app); err != nil {
+		return nil, err
+	}
+	// The application is rolled out before the upgrade is applied, as a user would do.
+	if _, err := sim.Run(ctx, func() bool { return appRolledOut(ctx, sim.Client()) }, limit); err != nil {
+		return nil, fmt.Errorf("the application never rolled out before the upgrade: %w", err)
+	}
+	if err := create(ctx, sim.Client(), upgrades); err != nil {
+		return nil, err
 	}
 	done := func() bool { return allTerminal(ctx, sim.Client()) }
 	_, runErr := sim.Run(ctx, done, limit)
@@ -116,6 +123,48 @@ func allTerminal(ctx context.Context, c client.Reader) bool {
 	}
 	for _, u := range list.Items {
 		if !u.Status.Phase.Terminal() || u.Status.ObservedGeneration != u.Generation {
+			return false
+		}
+	}
+	return true
+}
+
+func splitUpgrades(objs []client.Object) (app, upgrades []client.Object) {
+	for _, o := range objs {
+		if _, ok := o.(*upgradesv1alpha1.ApplicationUpgrade); ok {
+			upgrades = append(upgrades, o)
+		} else {
+			app = append(app, o)
+		}
+	}
+	return app, upgrades
+}
+
+func create(ctx context.Context, c client.Client, objs []client.Object) error {
+	for _, o := range objs {
+		if err := c.Create(ctx, o.DeepCopyObject().(client.Object)); err != nil {
+			return fmt.Errorf("create %s %s: %w", o.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(o), err)
+		}
+	}
+	return nil
+}
+
+// appRolledOut reports whether every Deployment is fully rolled out
+// (rollout.Assess) or has failed — an upgrade of a broken app is the user's call.
+func appRolledOut(ctx context.Context, c client.Reader) bool {
+	var ds appsv1.DeploymentList
+	if err := c.List(ctx, &ds); err != nil {
+		return false
+	}
+	for i := range ds.Items {
+		d := &ds.Items[i]
+		var rss appsv1.ReplicaSetList
+		var pods corev1.PodList
+		sel := client.MatchingLabels(d.Spec.Selector.MatchLabels)
+		if c.List(ctx, &rss, client.InNamespace(d.Namespace), sel) != nil || c.List(ctx, &pods, client.InNamespace(d.Namespace), sel) != nil {
+			return false
+		}
+		if rollout.Assess(d, rss.Items, pods.Items, rollout.Options{}).State == rollout.Progressing {
 			return false
 		}
 	}
