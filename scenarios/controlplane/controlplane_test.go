@@ -132,6 +132,10 @@ func testBadImage(t *testing.T, client kubernetes.Interface) {
 	rec := newRecorder(ctx, t, client, ns)
 	d := workerDeployment("bad-worker", 2, badImage)
 	d.Spec.Template.Annotations = map[string]string{backoffDelay: "1s"}
+	// A second container with a good image keeps running: only the bad one
+	// waits.
+	d.Spec.Template.Spec.Containers = append(d.Spec.Template.Spec.Containers,
+		corev1.Container{Name: "sidecar", Image: "registry.example.com/sidecar:v1"})
 	began := time.Now()
 	if _, err := client.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create deployment %s/%s: %v", ns, d.Name, err)
@@ -156,8 +160,15 @@ func testBadImage(t *testing.T, client kubernetes.Interface) {
 			t.Errorf("bad-image pod %s waiting reasons %v, want [ErrImagePull ImagePullBackOff]", p.name, p.waiting)
 		}
 	}
-	if got := rec.deploys["bad-worker"].Status.AvailableReplicas; got != 0 {
-		t.Errorf("bad-worker availableReplicas = %d, want 0", got)
+	for _, p := range rec.live {
+		for _, cs := range p.Status.ContainerStatuses {
+			if cs.Name == "sidecar" && (cs.State.Running == nil || !cs.Ready) {
+				t.Errorf("pod %s: sidecar (good image) not running and ready: %+v", p.Name, cs)
+			}
+		}
+	}
+	if d := rec.deploys["bad-worker"]; d == nil || d.Status.AvailableReplicas != 0 {
+		t.Errorf("deployment bad-worker missing or available: %+v", d)
 	}
 }
 
