@@ -9,12 +9,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/lunadas/upgrade-operator/scenarios/controlplane"
 	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
@@ -32,6 +35,7 @@ func newCommand() *cobra.Command {
 		events  string
 		timeout time.Duration
 		keep    bool
+		verbose bool
 	)
 	cmd := &cobra.Command{
 		Use:           "demo",
@@ -40,6 +44,11 @@ func newCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			logs := io.Discard
+			if verbose {
+				logs = os.Stderr
+			}
+			ctrl.SetLogger(zap.New(zap.WriteTo(logs)))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cp, err := controlplane.Start(ctx, controlplane.Options{KeepLogs: keep})
@@ -67,5 +76,6 @@ func newCommand() *cobra.Command {
 	f.StringVar(&events, "events", "", "write the JSON Lines event log to this file")
 	f.DurationVar(&timeout, "timeout", 5*time.Minute, "how long the upgrade may take")
 	f.BoolVar(&keep, "keep-logs", false, "keep the control plane's work directory and logs")
+	f.BoolVar(&verbose, "verbose", false, "print the manager's logs to stderr")
 	return cmd
 }

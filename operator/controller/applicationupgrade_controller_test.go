@@ -272,11 +272,11 @@ func TestReconcileHoldsWhenAnOlderUpgradeClaimsTheDeployment(t *testing.T) {
 
 func TestShortImage(t *testing.T) {
 	for in, want := range map[string]string{
-		"registry.example.com/job-worker:v2.0.0":      "job-worker:v2.0.0",
-		"registry.example.com:5000/team/job-api:v1":   "job-api:v1",
-		"job-api:v1":                                  "job-api:v1",
-		"nginx":                                       "nginx",
-		"ghcr.io/a/b@sha256:0123":                     "b@sha256:0123",
+		"registry.example.com/job-worker:v2.0.0":    "job-worker:v2.0.0",
+		"registry.example.com:5000/team/job-api:v1": "job-api:v1",
+		"job-api:v1":              "job-api:v1",
+		"nginx":                   "nginx",
+		"ghcr.io/a/b@sha256:0123": "b@sha256:0123",
 		"localhost:5000/x/y:tag@sha256:0123/notapath": "y:tag@sha256:0123/notapath",
 	} {
 		assert.Equal(t, want, ShortImage(in), in)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -94,6 +95,7 @@ func RunDemo(ctx context.Context, cfg DemoConfig) (*transcript.Summary, error) {
 		return nil, err
 	}
 	sum := summarize(ups, rec.Events(), time.Since(start))
+	sum.KubeEvents = kubeEvents(ctx, c, demoNamespace, start)
 	obs.Stop()
 	tr.Finish(*sum)
 	return sum, errors.Join(rec.Err(), checks.Verdict(sum.Upgrades, sum.Reports))
@@ -145,4 +147,27 @@ func WaitTerminal(ctx context.Context, c client.Reader, namespace string, timeou
 	}
 	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
 	return list.Items, nil
+}
+
+// kubeEvents lists the events.k8s.io events regarding ApplicationUpgrades in
+// namespace, oldest first; a listing error yields none (they are informative).
+func kubeEvents(ctx context.Context, c client.Reader, namespace string, start time.Time) []transcript.KubeEvent {
+	var list eventsv1.EventList
+	if err := c.List(ctx, &list, client.InNamespace(namespace)); err != nil {
+		return nil
+	}
+	var out []transcript.KubeEvent
+	for _, e := range list.Items {
+		if e.Regarding.Kind != "ApplicationUpgrade" {
+			continue
+		}
+		at := e.EventTime.Time
+		if at.IsZero() {
+			at = e.CreationTimestamp.Time
+		}
+		out = append(out, transcript.KubeEvent{At: at.Sub(start), Object: e.Regarding.Namespace + "/" + e.Regarding.Name,
+			Type: e.Type, Reason: e.Reason, Note: e.Note})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
+	return out
 }

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"sort"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -63,9 +65,12 @@ func InstallCRDs(ctx context.Context, c client.Client, fsys fs.FS, dir string, t
 }
 
 // Apply creates each object, or updates it (keeping its resourceVersion)
-// when it exists. Errors name the object.
+// when it exists; CRDs and Namespaces go first, as kubectl apply -k orders
+// them. Errors name the object.
 func Apply(ctx context.Context, c client.Client, objs []client.Object) error {
-	for _, o := range objs {
+	ordered := append([]client.Object(nil), objs...)
+	sort.SliceStable(ordered, func(i, j int) bool { return applyRank(ordered[i]) < applyRank(ordered[j]) })
+	for _, o := range ordered {
 		obj := o.DeepCopyObject().(client.Object)
 		err := c.Create(ctx, obj)
 		if apierrors.IsAlreadyExists(err) {
@@ -88,4 +93,14 @@ func kindOf(c client.Client, o client.Object) string {
 		return fmt.Sprintf("%T", o)
 	}
 	return gvk.Kind
+}
+
+func applyRank(o client.Object) int {
+	switch o.(type) {
+	case *apiextensionsv1.CustomResourceDefinition:
+		return 0
+	case *corev1.Namespace:
+		return 1
+	}
+	return 2
 }

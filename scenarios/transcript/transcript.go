@@ -148,7 +148,7 @@ func (t *Transcript) pods(events []eventlog.Event) {
 		}
 		return false
 	})
-	fmt.Fprintln(t.out, "Pod timeline (virtual seconds):")
+	fmt.Fprintln(t.out, "Pod timeline (seconds since start):")
 	w := tabwriter.NewWriter(t.out, 0, 0, 3, ' ', 0)
 	fmt.Fprintln(w, "  POD\tDEPLOYMENT\tIMAGE\tCREATED\tREADY\tDELETING\tDELETED")
 	for _, k := range order {
