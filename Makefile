@@ -92,9 +92,12 @@ $(BIN)/kwok: hack/tools/kwok/go.mod hack/tools/kwok/go.sum
 	@mkdir -p $(BIN)
 	$(TOOLS_BUILD) -C hack/tools/kwok -o $@ sigs.k8s.io/kwok/cmd/kwok
 
+# Built and run rather than go run: go run dies on SIGTERM without passing
+# it on, which would leave the control plane running.
 .PHONY: controlplane-up
 controlplane-up: controlplane ## Run a local control plane until Ctrl-C; prints the KUBECONFIG to use.
-	$(GO) run ./cmd/controlplane $(ARGS)
+	$(GO) build -o $(BIN)/controlplane ./cmd/controlplane
+	$(BIN)/controlplane $(ARGS)
 
 .PHONY: test-controlplane
 test-controlplane: controlplane ## End-to-end test of the local control plane (real rollouts, kwok pods).
