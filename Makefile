@@ -63,7 +63,9 @@ test: ## Unit and simulator tests.
 # go.mod, so the root module never depends on them). Binaries go to $(BIN),
 # which is git-ignored. Cold build on 2 cores: see hack/tools/README.md.
 KUBE_VERSION ?= v1.37.2
-KUBE_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
+# -s -w (no symbol table, no DWARF) as Kubernetes' own release builds do:
+# ~30% smaller binaries and a faster link; stack traces still work.
+KUBE_LDFLAGS := -s -w -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) \
 	-X k8s.io/component-base/version.gitMajor=1 \
 	-X k8s.io/component-base/version.gitMinor=37 \
 	-X k8s.io/component-base/version.gitTreeState=clean
@@ -86,15 +88,18 @@ $(KUBE_BINS) &: hack/tools/kube/go.mod hack/tools/kube/go.sum
 
 $(BIN)/etcd: hack/tools/etcd/go.mod hack/tools/etcd/go.sum
 	@mkdir -p $(BIN)
-	$(TOOLS_BUILD) -C hack/tools/etcd -o $@ go.etcd.io/etcd/server/v3
+	$(TOOLS_BUILD) -C hack/tools/etcd -ldflags "-s -w" -o $@ go.etcd.io/etcd/server/v3
 
 $(BIN)/kwok: hack/tools/kwok/go.mod hack/tools/kwok/go.sum
 	@mkdir -p $(BIN)
-	$(TOOLS_BUILD) -C hack/tools/kwok -o $@ sigs.k8s.io/kwok/cmd/kwok
+	$(TOOLS_BUILD) -C hack/tools/kwok -ldflags "-s -w" -o $@ sigs.k8s.io/kwok/cmd/kwok
 
+# Built and run rather than go run: go run dies on SIGTERM without passing
+# it on, which would leave the control plane running.
 .PHONY: controlplane-up
 controlplane-up: controlplane ## Run a local control plane until Ctrl-C; prints the KUBECONFIG to use.
-	$(GO) run ./cmd/controlplane $(ARGS)
+	$(GO) build -o $(BIN)/controlplane ./cmd/controlplane
+	$(BIN)/controlplane $(ARGS)
 
 .PHONY: test-controlplane
 test-controlplane: controlplane ## End-to-end test of the local control plane (real rollouts, kwok pods).

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -19,6 +20,7 @@ import (
 
 func main() {
 	if err := newCommand().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
@@ -40,8 +42,9 @@ serviceaccount, namespace and garbage-collector controllers), kube-scheduler
 and kwok on free 127.0.0.1 ports, creates one kwok Node, writes an admin
 kubeconfig to --kubeconfig-out and runs until SIGINT/SIGTERM. Pod timings
 come from pod annotations: see deploy/kwok/README.md.`,
-		Args:         cobra.NoArgs,
-		SilenceUsage: true,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return run(cmd.Context(), f)
 		},
@@ -58,11 +61,9 @@ func run(ctx context.Context, f flags) error {
 	defer stop()
 	cp, err := controlplane.Start(ctx, controlplane.Options{BinDir: f.binDir, StagesDir: f.stagesDir, KeepLogs: f.keepLogs})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
 		return err
 	}
 	if err := writeKubeconfig(cp.Kubeconfig, f.kubeconfigOut); err != nil {
-		fmt.Fprintln(os.Stderr, err)
 		return stopAfter(cp, err)
 	}
 	out, err := filepath.Abs(f.kubeconfigOut)
@@ -76,21 +77,13 @@ func run(ctx context.Context, f flags) error {
 	case <-cp.Done():
 		cp.KeepLogs()
 		err = fmt.Errorf("controlplane: a component stopped on its own: %w", cp.Err())
-		fmt.Fprintln(os.Stderr, err)
 	}
 	return stopAfter(cp, err)
 }
 
-// stopAfter stops cp and returns cause, or the stop error when there is no
-// cause.
+// stopAfter stops cp and returns cause joined with any stop error.
 func stopAfter(cp *controlplane.ControlPlane, cause error) error {
-	if err := cp.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		if cause == nil {
-			return err
-		}
-	}
-	return cause
+	return errors.Join(cause, cp.Stop())
 }
 
 // writeKubeconfig copies the control plane's kubeconfig to dst, creating

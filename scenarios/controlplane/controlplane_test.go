@@ -41,9 +41,11 @@ func TestControlPlane(t *testing.T) {
 		if t.Failed() {
 			cp.KeepLogs()
 		}
+		began := time.Now()
 		if err := cp.Stop(); err != nil {
 			t.Errorf("stop control plane: %v", err)
 		}
+		t.Logf("control plane stopped in %s", time.Since(began).Round(time.Millisecond))
 	})
 	t.Logf("control plane ready in %s (kubeconfig %s)", cp.StartupDuration.Round(time.Millisecond), cp.Kubeconfig)
 	client, err := kubernetes.NewForConfig(cp.RESTConfig)

@@ -98,7 +98,7 @@ func RepoRoot() (string, error) {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("controlplane: no go.mod of module %s above the working directory: run inside the repository or set Options.BinDir and Options.StagesDir", rootModule)
+			return "", fmt.Errorf("controlplane: no go.mod of module %s above the working directory: run inside the repository or set the binary and stage directories (Options.BinDir and StagesDir; --bin-dir and --stages-dir)", rootModule)
 		}
 		dir = parent
 	}

@@ -78,7 +78,9 @@ func (p *process) exited() error {
 }
 
 // stop sends SIGTERM to the process group, waits up to timeout, then sends
-// SIGKILL to the group and waits for the process to be reaped.
+// SIGKILL to the group and waits for the process to be reaped. The group is
+// signalled only while its leader is unreaped, so its id cannot have been
+// reused by another process.
 func (p *process) stop(timeout time.Duration) error {
 	p.mu.Lock()
 	p.stopping = true
@@ -100,8 +102,6 @@ func (p *process) stop(timeout time.Duration) error {
 		}
 		<-p.done
 	}
-	// Children the component may have left in its group.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	return nil
 }
 
