@@ -12,7 +12,7 @@ type ReleaseSpec struct {
 	// sw_version), P the patch number. The parts compare numerically.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
-	// +kubebuilder:validation:Pattern=`^starlingx-[0-9]+\.[0-9]+\.[0-9]+$`
+	// +kubebuilder:validation:XValidation:rule="self.matches('^starlingx-[0-9]+[.][0-9]+[.][0-9]+$')",message="must be a product release id starlingx-MM.mm.P, e.g. starlingx-13.01.0"
 	Platform string `json:"platform"`
 
 	// Kubernetes is the desired Kubernetes version, `vMAJOR.MINOR.PATCH`
@@ -20,7 +20,7 @@ type ReleaseSpec struct {
 	// from the steps a major upgrade needs.
 	// +optional
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:Pattern=`^v[0-9]+\.[0-9]+\.[0-9]+$`
+	// +kubebuilder:validation:XValidation:rule="self.matches('^v[0-9]+[.][0-9]+[.][0-9]+$')",message="must be a Kubernetes version vMAJOR.MINOR.PATCH, e.g. v1.34.1"
 	Kubernetes string `json:"kubernetes,omitempty"`
 }
 
