@@ -106,6 +106,7 @@ func testMalformed(t *testing.T, s *apiServer) {
 			before := s.system(t).Spec
 			err := s.mergePatch(tc.patch)
 			require.Error(t, err, "patch %s must be refused", tc.patch)
+			t.Logf("refused: %v", err)
 			for _, w := range tc.want {
 				assert.Contains(t, err.Error(), w)
 			}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -129,7 +130,9 @@ func testPrinterColumns(t *testing.T, s *apiServer) {
 func tableColumns(t *testing.T, cfg *rest.Config, wide bool) ([]string, []any) {
 	hc, err := rest.HTTPClientFor(cfg)
 	require.NoError(t, err)
-	req, err := http.NewRequest(http.MethodGet, cfg.Host+"/apis/upgrade.starlingx.io/v1alpha1/upgrades", nil)
+	u, err := url.JoinPath(cfg.Host, "apis/upgrade.starlingx.io/v1alpha1/upgrades")
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodGet, u, nil)
 	require.NoError(t, err)
 	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
 	resp, err := hc.Do(req)
@@ -146,7 +149,7 @@ func tableColumns(t *testing.T, cfg *rest.Config, wide bool) ([]string, []any) {
 			Cells []any `json:"cells"`
 		} `json:"rows"`
 	}
-	require.NoError(t, json.Unmarshal(body, &table), string(body))
+	require.NoError(t, json.Unmarshal(body, &table), "%s: %s", req.URL, body)
 	require.Len(t, table.Rows, 1)
 	var names []string
 	var cells []any
