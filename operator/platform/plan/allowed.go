@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/lunadas/upgrade-operator/operator/platform/release"
 )
@@ -40,7 +39,7 @@ func swDeployAllowed(state release.Composite, id release.ID, cat release.Catalog
 		}
 	}
 	if !p.Supports(state.Kubernetes) {
-		return fmt.Errorf("product release '%s' does not support the running Kubernetes %s (it supports %s)", id, state.Kubernetes, kubeList(p.Kube))
+		return fmt.Errorf("product release '%s' does not support the running Kubernetes %s (it supports %s)", id, state.Kubernetes, release.JoinKubeVersions(p.Kube))
 	}
 	return nil
 }
@@ -88,7 +87,7 @@ func kubeAllowed(state release.Composite, v release.KubeVersion, cat release.Cat
 		return fmt.Errorf("running product release '%s' is not among the uploaded releases, so its Kubernetes versions are unknown", state.Platform)
 	}
 	if !p.Supports(v) {
-		return fmt.Errorf("product release '%s' does not support Kubernetes %s (it supports %s)", state.Platform, v, kubeList(p.Kube))
+		return fmt.Errorf("product release '%s' does not support Kubernetes %s (it supports %s)", state.Platform, v, release.JoinKubeVersions(p.Kube))
 	}
 	if !mode.OneMinorPerStep() {
 		return nil
@@ -97,20 +96,9 @@ func kubeAllowed(state release.Composite, v release.KubeVersion, cat release.Cat
 		return fmt.Errorf("a %s system upgrades Kubernetes one minor version per step; %s to %s is more than one", modeName(mode), state.Kubernetes, v)
 	}
 	if !k.UpgradableFrom(state.Kubernetes) {
-		return fmt.Errorf("kubernetes %s cannot be upgraded to from %s (it upgrades from %s)", v, state.Kubernetes, kubeList(k.UpgradeFrom))
+		return fmt.Errorf("kubernetes %s cannot be upgraded to from %s (it upgrades from %s)", v, state.Kubernetes, release.JoinKubeVersions(k.UpgradeFrom))
 	}
 	return nil
-}
-
-func kubeList(vs []release.KubeVersion) string {
-	if len(vs) == 0 {
-		return "none"
-	}
-	s := make([]string, len(vs))
-	for i, v := range vs {
-		s[i] = v.String()
-	}
-	return strings.Join(s, ", ")
 }
 
 func modeName(m SystemMode) string {

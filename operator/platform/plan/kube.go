@@ -33,7 +33,7 @@ func (p *planner) bridgeKube(ga release.Product, ceiling release.KubeVersion) (r
 	}
 	if best.IsZero() {
 		return best, fmt.Errorf("no usable Kubernetes version from %s up is supported by both '%s' (%s) and '%s' (%s); upload a Kubernetes version both support",
-			p.state.Kubernetes, running.ID, kubeList(running.Kube), ga.ID, kubeList(ga.Kube))
+			p.state.Kubernetes, running.ID, release.JoinKubeVersions(running.Kube), ga.ID, release.JoinKubeVersions(ga.Kube))
 	}
 	return best, nil
 }

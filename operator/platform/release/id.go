@@ -77,14 +77,6 @@ func (id ID) SameMajor(o ID) bool {
 	return compareDigits(id.major, o.major) == 0 && compareDigits(id.minor, o.minor) == 0
 }
 
-// CompareMajor orders the major releases (MM.mm) of both ids: -1, 0 or +1.
-func (id ID) CompareMajor(o ID) int {
-	if c := compareDigits(id.major, o.major); c != 0 {
-		return c
-	}
-	return compareDigits(id.minor, o.minor)
-}
-
 // Major is the major release "MM.mm" as written in the id, e.g. "13.01".
 func (id ID) Major() string {
 	if id.IsZero() {

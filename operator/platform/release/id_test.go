@@ -70,7 +70,6 @@ func TestIDMajor(t *testing.T) {
 	assert.False(t, a.SameMajor(MustParseID("starlingx-13.02.4")))
 	assert.Equal(t, "starlingx-13.01.0", a.GA().String())
 	assert.True(t, a.GA().Equal(MustParseID("starlingx-13.01.0")))
-	assert.Equal(t, -1, a.CompareMajor(MustParseID("starlingx-27.03.0")))
 	assert.True(t, ID{}.GA().IsZero())
 	assert.Equal(t, "", ID{}.Major())
 }
@@ -104,7 +103,8 @@ func TestKubeVersionOrder(t *testing.T) {
 	assert.True(t, v("v1.33.0").WithinOneMinor(v("v1.33.5")))
 	assert.False(t, v("v1.33.0").WithinOneMinor(v("v1.35.0")))
 	assert.False(t, v("v1.33.0").WithinOneMinor(v("v2.33.0")))
-	assert.Equal(t, "k8s-v1.34.1", KubeStepName(v("v1.34.1")))
+	assert.Equal(t, "v1.33.0, v1.34.1", JoinKubeVersions([]KubeVersion{v("v1.33.0"), v("v1.34.1")}))
+	assert.Equal(t, "none", JoinKubeVersions(nil))
 }
 
 func TestComposite(t *testing.T) {

@@ -69,17 +69,20 @@ func (v KubeVersion) Compare(o KubeVersion) int {
 	return cmp.Compare(v.Patch, o.Patch)
 }
 
-// SameMinor reports whether both versions share major and minor (v1.34.x).
-func (v KubeVersion) SameMinor(o KubeVersion) bool {
-	return v.Major == o.Major && v.Minor == o.Minor
-}
-
 // WithinOneMinor reports whether o is at most one minor version above v in
 // the same major (v1.33.x → v1.34.y): the jump a duplex system takes in one step.
 func (v KubeVersion) WithinOneMinor(o KubeVersion) bool {
 	return v.Major == o.Major && o.Minor >= v.Minor && o.Minor-v.Minor <= 1
 }
 
-// KubeStepName is how status.activeDeploy.releaseDeploying names a
-// kube-upgrade step's target: "k8s-v1.34.1".
-func KubeStepName(v KubeVersion) string { return "k8s-" + v.String() }
+// JoinKubeVersions lists versions for messages: "v1.33.0, v1.34.1", or "none".
+func JoinKubeVersions(vs []KubeVersion) string {
+	if len(vs) == 0 {
+		return "none"
+	}
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = v.String()
+	}
+	return strings.Join(s, ", ")
+}

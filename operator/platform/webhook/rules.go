@@ -3,7 +3,6 @@ package webhook
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/platform/observed"
@@ -99,7 +98,7 @@ func checkKube(v release.KubeVersion, product release.Product, cat release.Catal
 		return nil
 	}
 	if !product.Supports(v) {
-		return fmt.Errorf("Kubernetes version '%s' is not supported by product release '%s' (it supports %s)", v, product.ID, versions(product.Kube))
+		return fmt.Errorf("Kubernetes version '%s' is not supported by product release '%s' (it supports %s)", v, product.ID, release.JoinKubeVersions(product.Kube))
 	}
 	k, ok := cat.Kube(v)
 	if !ok {
@@ -141,15 +140,4 @@ func checkRollback(mode v1alpha1.SystemMode) error {
 		return fmt.Errorf("rollbackPolicy 'snapshot' is only allowed on AIO-SX systems, and the system mode is not known yet (status.systemMode is empty); use 'default' or retry once the operator has observed the system")
 	}
 	return fmt.Errorf("rollbackPolicy 'snapshot' is only allowed on AIO-SX systems; this system is %s: use 'default'", mode)
-}
-
-func versions(vs []release.KubeVersion) string {
-	if len(vs) == 0 {
-		return "none"
-	}
-	s := make([]string, len(vs))
-	for i, v := range vs {
-		s[i] = v.String()
-	}
-	return strings.Join(s, ", ")
 }
