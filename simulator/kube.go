@@ -70,7 +70,7 @@ func (s *Sim) InstallKubeControllers(opts KubeOptions) {
 		Watch{Object: &corev1.Pod{}, Map: s.mapToController("ReplicaSet")},
 	).SetWatchDelay(opts.ReplicaSetDelay)
 	dc := &deploymentController{s: s, c: kcm, terminatingReplicas: !opts.DisableTerminatingReplicas}
-	s.AddController(DeploymentControllerName, dc,
+	dc.ctrl = s.AddController(DeploymentControllerName, dc,
 		Watch{Object: &appsv1.Deployment{}},
 		Watch{Object: &appsv1.ReplicaSet{}, Map: s.mapToController("Deployment")},
 		Watch{Object: &corev1.Pod{}, Map: dc.mapDeletedPod, Filter: func(ev WatchEvent) bool { return ev.Type == watch.Deleted }},
