@@ -108,5 +108,3 @@ func contentChanged(a, b client.Object) bool {
 	}
 	return false
 }
-
-func reflectZero(t reflect.Type) reflect.Value { return reflect.Zero(t) }
