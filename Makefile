@@ -10,6 +10,7 @@ GO ?= go
 ARGS ?=
 CONTROLLER_GEN_VERSION ?= v0.23.0
 CONTROLLER_GEN ?= $(BIN)/controller-gen
+CHART ?= deploy/helm/upgrade-operator
 # go test flags; CI keeps -v so every test is visible and counted.
 TESTFLAGS ?= -count=1
 
@@ -29,6 +30,10 @@ manifests: $(CONTROLLER_GEN) ## CRDs, RBAC and webhook configurations under depl
 	$(CONTROLLER_GEN) crd paths="./operator/api/..." output:crd:artifacts:config=deploy/crd/bases
 	$(CONTROLLER_GEN) webhook paths="./operator/..." output:webhook:artifacts:config=deploy/webhook
 	$(CONTROLLER_GEN) rbac:roleName=upgrade-operator-manager paths="./operator/..." output:rbac:artifacts:config=deploy/rbac
+	@# The Helm chart gets its own generated copies: a chart can only read files inside its directory.
+	$(CONTROLLER_GEN) crd paths="./operator/api/..." output:crd:artifacts:config=$(CHART)/crds
+	$(CONTROLLER_GEN) webhook paths="./operator/..." output:webhook:artifacts:config=$(CHART)/files/webhook
+	$(CONTROLLER_GEN) rbac:roleName=upgrade-operator-manager paths="./operator/..." output:rbac:artifacts:config=$(CHART)/files/rbac
 
 .PHONY: verify-generated
 verify-generated: generate manifests ## Fails when generated files differ from the committed ones.
@@ -109,6 +114,37 @@ test-controlplane: controlplane ## End-to-end test of the local control plane (r
 .PHONY: test-envtest
 test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and kube-apiserver in KUBEBUILDER_ASSETS or ./bin.
 	KUBEBUILDER_ASSETS="$${KUBEBUILDER_ASSETS:-$(BIN)}" $(GO) test -tags envtest -v -count=1 ./operator/...
+
+##@ Deployment tools (each built from its own module under hack/tools/)
+
+KUSTOMIZE ?= $(BIN)/kustomize
+HELM ?= $(BIN)/helm
+KUBECTL ?= $(BIN)/kubectl
+
+.PHONY: tools
+tools: $(KUSTOMIZE) $(HELM) $(KUBECTL) ## Build kustomize, helm and kubectl into ./bin.
+
+.PHONY: kustomize helm kubectl
+kustomize: $(KUSTOMIZE) ## Build bin/kustomize (sigs.k8s.io/kustomize/kustomize/v5, hack/tools/kustomize).
+helm: $(HELM) ## Build bin/helm (helm.sh/helm/v3, hack/tools/helm).
+kubectl: $(KUBECTL) ## Build bin/kubectl (k8s.io/kubectl, hack/tools/kubectl).
+
+$(KUSTOMIZE): hack/tools/kustomize/go.mod hack/tools/kustomize/go.sum
+	@mkdir -p $(BIN)
+	$(TOOLS_BUILD) -C hack/tools/kustomize -ldflags "-s -w" -o $@ sigs.k8s.io/kustomize/kustomize/v5
+
+# As Helm's own Makefile: the version, and the Kubernetes version that
+# `helm template` and `helm lint` assume (else v1.20, below the chart's kubeVersion).
+HELM_LDFLAGS := -s -w -X helm.sh/helm/v3/internal/version.version=v3.22.0 \
+	-X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=37 \
+	-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=37
+$(HELM): hack/tools/helm/go.mod hack/tools/helm/go.sum
+	@mkdir -p $(BIN)
+	$(TOOLS_BUILD) -C hack/tools/helm -ldflags "$(HELM_LDFLAGS)" -o $@ helm.sh/helm/v3/cmd/helm
+
+$(KUBECTL): hack/tools/kubectl/go.mod hack/tools/kubectl/go.sum hack/tools/kubectl/main.go
+	@mkdir -p $(BIN)
+	$(TOOLS_BUILD) -C hack/tools/kubectl -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37" -o $@ .
 
 .PHONY: help
 help:
