@@ -10,6 +10,10 @@ GO ?= go
 ARGS ?=
 CONTROLLER_GEN_VERSION ?= v0.23.0
 CONTROLLER_GEN ?= $(BIN)/controller-gen
+# Deployment tools, each built from its own module under hack/tools/.
+KUSTOMIZE ?= $(BIN)/kustomize
+HELM ?= $(BIN)/helm
+KUBECTL ?= $(BIN)/kubectl
 CHART ?= deploy/helm/upgrade-operator
 # go test flags; CI keeps -v so every test is visible and counted.
 TESTFLAGS ?= -count=1
@@ -52,9 +56,49 @@ build: ## Build the operator, simulate and helper binaries into ./bin.
 simulate: ## Run the demo upgrade (or ARGS="--manifests DIR") in the simulator.
 	$(GO) run ./cmd/simulate $(ARGS)
 
+# RUN_FLAGS come before ARGS (the last of a repeated flag wins), e.g. the
+# quick-start test moves the metrics and probe ports off 8080/8081.
+RUN_FLAGS ?=
 .PHONY: run
 run: ## Run the manager against the current kubeconfig.
-	$(GO) run ./cmd/upgrade-operator $(ARGS)
+	$(GO) run ./cmd/upgrade-operator $(RUN_FLAGS) $(ARGS)
+
+##@ Deploy (the kubebuilder verbs; the cluster is the current kubeconfig's)
+
+IMG ?= ghcr.io/lunadas/upgrade-operator:0.1.0
+CONTAINER_TOOL ?= docker
+
+.PHONY: install
+install: ## Install the CRDs into the current kubeconfig's cluster (controller-runtime client; no kubectl).
+	$(GO) run ./cmd/crds install $(ARGS)
+
+.PHONY: uninstall
+uninstall: ## Delete the CRDs (and every ApplicationUpgrade and Upgrade) from the current kubeconfig's cluster.
+	$(GO) run ./cmd/crds uninstall $(ARGS)
+
+.PHONY: deploy
+deploy: $(KUSTOMIZE) $(KUBECTL) ## Deploy CRDs, RBAC and the manager (deploy/default, image IMG) to the current kubeconfig's cluster.
+	@rm -rf $(BIN)/deploy-render && mkdir -p $(BIN)/deploy-render && cp -r deploy/. $(BIN)/deploy-render/
+	cd $(BIN)/deploy-render/default && $(KUSTOMIZE) edit set image ghcr.io/lunadas/upgrade-operator=$(IMG)
+	$(KUSTOMIZE) build $(BIN)/deploy-render/default | $(KUBECTL) apply -f -
+
+.PHONY: undeploy
+undeploy: $(KUSTOMIZE) $(KUBECTL) ## Remove what make deploy created (CRDs and custom resources included).
+	$(KUSTOMIZE) build deploy/default | $(KUBECTL) delete --ignore-not-found -f -
+
+.PHONY: docker-build
+docker-build: ## Build the manager image IMG from the Dockerfile (needs a running Docker engine).
+	@if ! $(CONTAINER_TOOL) info >/dev/null 2>&1; then \
+		echo "docker-build: no container engine answers ('$(CONTAINER_TOOL) info' failed). The image cannot be built on this machine;"; \
+		echo "  on a machine with Docker run: $(CONTAINER_TOOL) build -t $(IMG) ."; \
+		echo "  the Dockerfile is linted by 'make test' (deploy/dockerfile_test.go)."; \
+		exit 1; \
+	fi
+	$(CONTAINER_TOOL) build -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: ## Push the manager image IMG.
+	$(CONTAINER_TOOL) push $(IMG)
 
 ##@ Test
 
@@ -117,9 +161,6 @@ test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and k
 
 ##@ Deployment tools (each built from its own module under hack/tools/)
 
-KUSTOMIZE ?= $(BIN)/kustomize
-HELM ?= $(BIN)/helm
-KUBECTL ?= $(BIN)/kubectl
 
 .PHONY: tools
 tools: $(KUSTOMIZE) $(HELM) $(KUBECTL) ## Build kustomize, helm and kubectl into ./bin.
