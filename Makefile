@@ -187,6 +187,25 @@ $(KUBECTL): hack/tools/kubectl/go.mod hack/tools/kubectl/go.sum hack/tools/kubec
 	@mkdir -p $(BIN)
 	$(TOOLS_BUILD) -C hack/tools/kubectl -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37" -o $@ .
 
+##@ Install paths on the local control plane (build tag e2e; scenarios/install)
+
+.PHONY: test-rbac
+test-rbac: controlplane $(HELM) ## Chart RBAC: namespaced-only with watchNamespaces, minimal, and sufficient (the manager as its ServiceAccount completes the demo).
+	$(GO) test -tags e2e -v -count=1 -run 'TestHelm|TestRBAC' ./scenarios/install/
+
+.PHONY: test-dryrun
+test-dryrun: controlplane $(HELM) $(KUSTOMIZE) ## Server-side dry run of the kustomize and Helm renderings.
+	$(GO) test -tags e2e -v -count=1 -run 'TestServerSideDryRun' ./scenarios/install/
+
+.PHONY: test-quickstart
+test-quickstart: controlplane $(KUBECTL) ## The quick start of docs/README.md, typed as written, on the local control plane.
+	$(GO) test -tags e2e -v -count=1 -run 'TestQuickStart' ./scenarios/install/
+
+.PHONY: lint-chart
+lint-chart: $(HELM) ## helm lint --strict of the chart, default and namespaced values.
+	$(HELM) lint --strict $(CHART)
+	$(HELM) lint --strict $(CHART) --set 'watchNamespaces={job-system}'
+
 .PHONY: help
 help:
 	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-18s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)

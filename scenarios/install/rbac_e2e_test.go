@@ -166,7 +166,7 @@ func TestRBACServiceAccountCompletesDemo(t *testing.T) {
 	log, err := os.ReadFile(mgr.log)
 	require.NoError(t, err)
 	assert.NotContains(t, strings.ToLower(string(log)), "forbidden", "the rendered RBAC must cover every request")
-	assert.Contains(t, string(log), "successfully acquired lease", "leader election in the release namespace")
+	assert.Contains(t, strings.ToLower(string(log)), "successfully acquired lease", "leader election in the release namespace")
 }
 
 type testWriter struct{ t *testing.T }
