@@ -18,15 +18,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// quickStart returns the command lines of the first ```sh block after the
-// "## Quick start" heading of docs/README.md, comments stripped.
+// quickStart returns the command lines of the ```sh block after the
+// "<!-- quickstart" marker in docs/README.md, comments stripped.
 func quickStart(t *testing.T) []string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "README.md"))
 	require.NoError(t, err)
 	text := string(data)
-	i := strings.Index(text, "\n## Quick start")
-	require.GreaterOrEqual(t, i, 0, "docs/README.md has no '## Quick start' section")
+	i := strings.Index(text, "\n<!-- quickstart")
+	require.GreaterOrEqual(t, i, 0, "docs/README.md has no '<!-- quickstart' marker before the quick start block")
 	text = text[i:]
 	start := strings.Index(text, "```sh\n")
 	require.GreaterOrEqual(t, start, 0)
