@@ -46,7 +46,7 @@ func TestFluxManifests(t *testing.T) {
 				TargetNamespace string `json:"targetNamespace"`
 				Chart           struct {
 					Spec struct {
-						Chart     string `json:"chart"`
+						Chart     string                `json:"chart"`
 						SourceRef struct{ Kind string } `json:"sourceRef"`
 					} `json:"spec"`
 				} `json:"chart"`
