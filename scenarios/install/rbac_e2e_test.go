@@ -175,3 +175,19 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
+
+// values.schema.json refuses a misspelt value (Helm would otherwise ignore
+// it silently: a typo in watchNamespaces would grant cluster-wide RBAC),
+// and the templates refuse two reconciling replicas.
+func TestHelmRefusesBadValues(t *testing.T) {
+	for set, want := range map[string]string{
+		"watchNamespace={job-system}":                             "additional properties 'watchNamespace' not allowed",
+		"watchNamespaces={Job_System}":                            "does not match pattern",
+		"manager.replicas=2,manager.leaderElection.enabled=false": "needs manager.leaderElection.enabled=true",
+		"webhook.failurePolicy=Sometimes":                         "webhook/failurePolicy",
+	} {
+		_, err := HelmTemplate(context.Background(), "uo", releaseNamespace, set)
+		require.Error(t, err, set)
+		assert.Contains(t, err.Error(), want, set)
+	}
+}
