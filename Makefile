@@ -105,6 +105,10 @@ controlplane-up: controlplane ## Run a local control plane until Ctrl-C; prints 
 test-controlplane: controlplane ## End-to-end test of the local control plane (real rollouts, kwok pods).
 	$(GO) test -tags e2e -v -count=1 ./scenarios/controlplane/...
 
+.PHONY: test-envtest
+test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and kube-apiserver in KUBEBUILDER_ASSETS or ./bin.
+	KUBEBUILDER_ASSETS="$${KUBEBUILDER_ASSETS:-$(BIN)}" $(GO) test -tags envtest -v -count=1 ./operator/...
+
 .PHONY: help
 help:
 	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-18s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
