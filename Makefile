@@ -109,6 +109,12 @@ test-controlplane: controlplane ## End-to-end test of the local control plane (r
 test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and kube-apiserver in KUBEBUILDER_ASSETS or ./bin.
 	KUBEBUILDER_ASSETS="$${KUBEBUILDER_ASSETS:-$(BIN)}" $(GO) test -tags envtest -v -count=1 ./operator/...
 
+# -parallel: the cases wait on kwok's pod timings, not on CPU; they share
+# one control plane and run side by side (one namespace each).
+.PHONY: test-e2e
+test-e2e: controlplane ## Real-controller e2e on the local control plane: C01–C07, operator restarts, the mutation check (E2E_SEED replays restarts).
+	$(GO) test -tags e2e -v -count=1 -parallel 16 -timeout 20m ./scenarios/e2e/ $(ARGS)
+
 .PHONY: help
 help:
 	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-18s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
