@@ -57,6 +57,10 @@ test: ## Unit and simulator tests.
 	$(GO) vet ./...
 	$(GO) test $(TESTFLAGS) ./...
 
+.PHONY: test-envtest
+test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and kube-apiserver in KUBEBUILDER_ASSETS or ./bin.
+	KUBEBUILDER_ASSETS="$${KUBEBUILDER_ASSETS:-$(BIN)}" $(GO) test -tags envtest -v -count=1 ./operator/...
+
 ##@ Local control plane (real kube-apiserver, controllers, scheduler, etcd, kwok)
 
 # Versions are pinned by the tools modules under hack/tools/ (each its own
@@ -104,10 +108,6 @@ controlplane-up: controlplane ## Run a local control plane until Ctrl-C; prints 
 .PHONY: test-controlplane
 test-controlplane: controlplane ## End-to-end test of the local control plane (real rollouts, kwok pods).
 	$(GO) test -tags e2e -v -count=1 ./scenarios/controlplane/...
-
-.PHONY: test-envtest
-test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and kube-apiserver in KUBEBUILDER_ASSETS or ./bin.
-	KUBEBUILDER_ASSETS="$${KUBEBUILDER_ASSETS:-$(BIN)}" $(GO) test -tags envtest -v -count=1 ./operator/...
 
 # -parallel: the cases wait on kwok's pod timings, not on CPU; they share
 # one control plane and run side by side (one namespace each).
