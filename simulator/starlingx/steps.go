@@ -29,8 +29,8 @@ const (
 type effect struct {
 	kind    effectKind
 	hosts   []string // hostnames for host effects
-	version string // Kubernetes version for kube effects
-	state   string // kube_upgrade state reached by effKubeState
+	version string   // Kubernetes version for kube effects
+	state   string   // kube_upgrade state reached by effKubeState
 }
 
 // newStep builds a step named name acting on hosts, with the VIM's timeout
