@@ -7,7 +7,7 @@ import "time"
 // a strategy DELETE.
 type Request struct {
 	Seq     int       `json:"seq"`
-	Time    time.Time `json:"time"` // wall clock
+	Time    time.Time `json:"time"`    // wall clock
 	Service string    `json:"service"` // keystone, vim, usm, sysinv
 	Method  string    `json:"method"`
 	Path    string    `json:"path"`

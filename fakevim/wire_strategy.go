@@ -30,7 +30,7 @@ func strategyJSON(st starlingx.Strategy) map[string]any {
 		"alarm-restrictions": req.AlarmRestrictions,
 		"state":              st.State, "current-phase": st.CurrentPhase,
 		"current-phase-completion-percentage": st.CurrentPhaseCompletion(),
-		"build-phase": phaseJSON(st.Build), "apply-phase": phaseJSON(st.Apply), "abort-phase": phaseJSON(st.Abort),
+		"build-phase":                         phaseJSON(st.Build), "apply-phase": phaseJSON(st.Apply), "abort-phase": phaseJSON(st.Abort),
 	}
 	if st.Type == starlingx.SwUpgrade {
 		m["release"] = append([]string{}, req.Releases...)

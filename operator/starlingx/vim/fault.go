@@ -8,12 +8,18 @@ import (
 )
 
 // faultString extracts the reason from an error body: wsme's
-// {"faultcode", "faultstring", "debuginfo"} (VIM, sysinv), Keystone's
-// {"error": {"message"}}, USM's {"error": "..."} or {"info"}, else the
-// text itself (an HAProxy 503 page), tags removed, cut at 300 bytes.
+// {"faultcode", "faultstring", "debuginfo"} (VIM), sysinv's
+// {"error_message": "<that wsme JSON as a string>"} (ParsableErrorMiddleware),
+// Keystone's {"error": {"message"}}, USM's {"error": "...", "info", "warning"},
+// else the text itself (an HAProxy 503 page), tags removed, cut at 300 bytes.
 func faultString(data []byte) string {
 	var m map[string]any
 	if json.Unmarshal(data, &m) == nil {
+		if inner, ok := m["error_message"].(string); ok {
+			if s := faultString([]byte(inner)); s != "" {
+				return s
+			}
+		}
 		for _, k := range []string{"faultstring", "message", "error", "detail", "info"} {
 			switch v := m[k].(type) {
 			case string:
