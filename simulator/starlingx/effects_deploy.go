@@ -39,7 +39,7 @@ func (s *System) startDeploy(st *Strategy) {
 	s.deploy = &Deploy{
 		FromRelease: mustID(s.deployed).full, ToRelease: mustID(target.ID).full,
 		FeedRepo: "/var/www/pages/feed/rel-" + mustID(target.ID).majorStr + "/ostree_repo",
-		CommitID: fmt.Sprintf("%064x", s.rng.Uint64()), RebootRequired: target.RebootRequired,
+		CommitID: fmt.Sprintf("%016x%016x%016x%016x", s.rng.Uint64(), s.rng.Uint64(), s.rng.Uint64(), s.rng.Uint64()), RebootRequired: target.RebootRequired,
 		State: DeployStartDone, toID: target.ID, together: together,
 	}
 	for _, id := range append(together, target.ID) {
