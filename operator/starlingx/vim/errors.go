@@ -1,6 +1,8 @@
 package vim
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -50,6 +52,10 @@ func (e *Error) hint() string {
 		return "the request was refused: fix it, retrying will not help"
 	case isUnavailable(e):
 		return "the service is unavailable: retry later"
+	case e.Err != nil && errors.Is(e.Err, ErrNoEndpoint):
+		return ""
+	case e.Err != nil && isConfigError(e.Err):
+		return "the server certificate does not verify: give the system's CA in TLS.CABundle"
 	}
 	return ""
 }
@@ -57,11 +63,21 @@ func (e *Error) hint() string {
 func isUnavailable(e *Error) bool {
 	switch e.StatusCode {
 	case 0:
-		return e.Err != nil
+		return e.Err != nil && !isConfigError(e.Err)
 	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true
 	}
 	return false
+}
+
+// isConfigError: failures that retrying cannot fix, a missing catalog
+// endpoint or a certificate the configured CA bundle does not verify.
+func isConfigError(err error) bool {
+	var cv *tls.CertificateVerificationError
+	var ua x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var ci x509.CertificateInvalidError
+	return errors.Is(err, ErrNoEndpoint) || errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci)
 }
 
 func asError(err error) (*Error, bool) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -79,7 +78,7 @@ func (c *HTTPClient) retry(ctx context.Context, idempotent bool, fn func() error
 // retryable: 5xx, timeouts and connection errors, not configuration errors.
 func retryable(err error) bool {
 	e, ok := asError(err)
-	if !ok || errors.Is(e.Err, ErrNoEndpoint) {
+	if !ok || (e.Err != nil && isConfigError(e.Err)) {
 		return false
 	}
 	return e.StatusCode >= 500 || (e.StatusCode == 0 && e.Err != nil)
@@ -133,12 +132,19 @@ func (c *HTTPClient) failure(req request, status int, data []byte, err error) er
 	e := &Error{Service: req.service, Op: req.op, Method: req.method, Path: req.path, StatusCode: status}
 	if err != nil {
 		e.StatusCode = 0
-		e.Err = errors.New(c.secrets.scrub(err.Error()))
-		if errors.Is(err, context.DeadlineExceeded) {
-			e.Err = errors.Join(context.DeadlineExceeded, e.Err)
-		}
+		e.Err = &scrubbedError{msg: c.secrets.scrub(err.Error()), cause: err}
 		return e
 	}
 	e.FaultString = c.secrets.scrub(faultString(data))
 	return e
 }
+
+// scrubbedError shows a transport error's text with secrets removed while
+// keeping its chain for errors.Is / errors.As.
+type scrubbedError struct {
+	msg   string
+	cause error
+}
+
+func (e *scrubbedError) Error() string { return e.msg }
+func (e *scrubbedError) Unwrap() error { return e.cause }
