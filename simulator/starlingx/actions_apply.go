@@ -32,16 +32,16 @@ func (s *System) CurrentStrategy(now time.Time) (StrategyType, StrategyState, bo
 	return s.strategy.Type, s.strategy.State, true
 }
 
-// lookup finds the strategy an action names: 404 with no reason when none
-// of type typ exists (the REST layer's bare 404), 404 "strategy does not
-// exist" when uuid is given and names another strategy
-// (objects/_sw_update.py strategy_apply / strategy_abort / strategy_delete).
+// lookup finds the strategy an action names: 404 "strategy does not
+// exist" when uuid is given and names no current strategy of type typ
+// (objects/_sw_update.py strategy_apply / strategy_abort / strategy_delete),
+// else the REST layer's bare 404 when none of type typ exists.
 func (s *System) lookup(typ StrategyType, uuid string) (*Strategy, error) {
+	if uuid != "" && (s.strategy == nil || s.strategy.Type != typ || uuid != s.strategy.UUID) {
+		return nil, errf(404, ReasonStrategyDoesNotExist)
+	}
 	if s.strategy == nil || s.strategy.Type != typ {
 		return nil, errf(404, "The resource could not be found.")
-	}
-	if uuid != "" && uuid != s.strategy.UUID {
-		return nil, errf(404, ReasonStrategyDoesNotExist)
 	}
 	return s.strategy, nil
 }
