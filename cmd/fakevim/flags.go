@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/lunadas/upgrade-operator/fakevim"
 	"github.com/lunadas/upgrade-operator/simulator/starlingx"
@@ -36,7 +36,8 @@ func defaultOptions() *options {
 		username: "admin", project: "admin", tokenTTL: time.Hour, failApplyAtStage: -1, timeoutApplyAtStage: -1}
 }
 
-func (o *options) bind(f *pflag.FlagSet) {
+func (o *options) bind(cmd *cobra.Command) {
+	f := cmd.Flags()
 	f.StringVar(&o.listen, "listen", "", "serve every service and /admin on this one address (e.g. :8080); overrides the per-service addresses")
 	f.StringVar(&o.keystoneAddr, "keystone-addr", o.keystoneAddr, "Keystone listen address")
 	f.StringVar(&o.vimAddr, "vim-addr", o.vimAddr, "VIM (nfv-vim) listen address")

@@ -41,6 +41,6 @@ func newCommand(stdout io.Writer) *cobra.Command {
 			return run(cmd.Context(), o, stdout)
 		},
 	}
-	o.bind(cmd.Flags())
+	o.bind(cmd)
 	return cmd
 }
