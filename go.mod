@@ -3,14 +3,10 @@ module github.com/lunadas/upgrade-operator
 go 1.26.8
 
 require (
-<<<<<<< HEAD
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/go-logr/logr v1.4.3
 	github.com/prometheus/client_golang v1.24.0
 	github.com/prometheus/client_model v0.6.2
-=======
-	github.com/go-logr/logr v1.4.3
->>>>>>> vim
 	github.com/spf13/cobra v1.10.2
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/time v0.15.0
@@ -29,10 +25,6 @@ require (
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
-<<<<<<< HEAD
-=======
-	github.com/go-logr/stdr v1.2.2 // indirect
->>>>>>> vim
 	github.com/go-logr/zapr v1.3.0 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
 	github.com/go-openapi/jsonreference v1.0.0 // indirect
