@@ -25,8 +25,9 @@ generate: $(CONTROLLER_GEN) ## Deepcopy code from the API types' markers.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths="./operator/api/..."
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## CRDs and RBAC under deploy/ from markers.
+manifests: $(CONTROLLER_GEN) ## CRDs, RBAC and webhook configurations under deploy/ from markers.
 	$(CONTROLLER_GEN) crd paths="./operator/api/..." output:crd:artifacts:config=deploy/crd/bases
+	$(CONTROLLER_GEN) webhook paths="./operator/..." output:webhook:artifacts:config=deploy/webhook
 	$(CONTROLLER_GEN) rbac:roleName=upgrade-operator-manager paths="./operator/..." output:rbac:artifacts:config=deploy/rbac
 
 .PHONY: verify-generated
@@ -56,10 +57,6 @@ run: ## Run the manager against the current kubeconfig.
 test: ## Unit and simulator tests.
 	$(GO) vet ./...
 	$(GO) test $(TESTFLAGS) ./...
-
-.PHONY: test-envtest
-test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and kube-apiserver in KUBEBUILDER_ASSETS or ./bin.
-	KUBEBUILDER_ASSETS="$${KUBEBUILDER_ASSETS:-$(BIN)}" $(GO) test -tags envtest -v -count=1 ./operator/...
 
 ##@ Local control plane (real kube-apiserver, controllers, scheduler, etcd, kwok)
 
@@ -108,6 +105,10 @@ controlplane-up: controlplane ## Run a local control plane until Ctrl-C; prints 
 .PHONY: test-controlplane
 test-controlplane: controlplane ## End-to-end test of the local control plane (real rollouts, kwok pods).
 	$(GO) test -tags e2e -v -count=1 ./scenarios/controlplane/...
+
+.PHONY: test-envtest
+test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and kube-apiserver in KUBEBUILDER_ASSETS or ./bin.
+	KUBEBUILDER_ASSETS="$${KUBEBUILDER_ASSETS:-$(BIN)}" $(GO) test -tags envtest -v -count=1 ./operator/...
 
 # -parallel: the cases wait on kwok's pod timings, not on CPU; they share
 # one control plane and run side by side (one namespace each).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -33,7 +34,8 @@ type boundWatch struct {
 // work queue, one reconcile at a time, Result.RequeueAfter as a delayed add
 // that keeps the earliest time, errors (and Result.Requeue) re-added with
 // per-item exponential back-off (5 ms doubling to 1000 s, reset on
-// success), reconcile.TerminalError not retried.
+// success) and the controller-wide token bucket (10/s, burst 100),
+// reconcile.TerminalError not retried.
 type Controller struct {
 	s       *Sim
 	name    string
@@ -44,6 +46,7 @@ type Controller struct {
 	queued   map[reconcile.Request]bool
 	waiting  map[reconcile.Request]time.Time
 	failures map[reconcile.Request]int
+	bucket   *rate.Limiter
 
 	crashed       bool
 	epoch         int

@@ -3,7 +3,6 @@ package simulator
 import (
 	"context"
 	"fmt"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,24 +30,13 @@ type deploymentController struct {
 	c *simClient
 	// terminatingReplicas is the DeploymentReplicaSetTerminatingReplicas gate.
 	terminatingReplicas bool
-	// requeueAfter is set by a sync that wants a progress re-check
-	// (requeueStuckDeployment).
-	requeueAfter time.Duration
-	requeueNow   bool
+	// ctrl is the controller running this model, whose queue
+	// requeueStuckDeployment adds to directly, as the real one does.
+	ctrl *Controller
 }
 
 func (dc *deploymentController) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	dc.requeueAfter, dc.requeueNow = 0, false
-	if err := dc.syncDeployment(ctx, req.NamespacedName); err != nil {
-		return reconcile.Result{}, err
-	}
-	switch {
-	case dc.requeueNow:
-		return reconcile.Result{Requeue: true}, nil //nolint:staticcheck // enqueueRateLimited
-	case dc.requeueAfter > 0:
-		return reconcile.Result{RequeueAfter: dc.requeueAfter}, nil
-	}
-	return reconcile.Result{}, nil
+	return reconcile.Result{}, dc.syncDeployment(ctx, req.NamespacedName)
 }
 
 func (dc *deploymentController) syncDeployment(ctx context.Context, key types.NamespacedName) error {

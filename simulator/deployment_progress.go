@@ -8,6 +8,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 // syncRolloutStatus writes status during a rollout with progress
@@ -82,17 +84,21 @@ func replicaFailure(all []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) *appsv1.
 }
 
 // requeueStuckDeployment schedules a re-check at the progress deadline
-// (lastUpdateTime + progressDeadlineSeconds − now, + 1 s), or a rate-limited
-// requeue when less than a second remains.
+// (lastUpdateTime + progressDeadlineSeconds − now, + 1 s), or, when less
+// than a second remains, a rate-limited requeue. Past the deadline of a
+// rollout that is not re-estimated (the scaling path), this repeats on
+// every sync, throttled only by the queue's token bucket — as in the real
+// controller, which forgets the key's back-off after each successful sync.
 func (dc *deploymentController) requeueStuckDeployment(d *appsv1.Deployment, st appsv1.DeploymentStatus) {
 	cur := getDeploymentCondition(d.Status, appsv1.DeploymentProgressing)
 	if !hasProgressDeadline(d) || cur == nil || deploymentComplete(d, &st) || cur.Reason == ReasonTimedOut {
 		return
 	}
 	after := cur.LastUpdateTime.Add(timeDuration(*d.Spec.ProgressDeadlineSeconds)).Sub(dc.s.now)
+	req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(d)}
 	if after < time.Second {
-		dc.requeueNow = true
+		dc.ctrl.addRateLimited(req) // then forgotten when the sync succeeds
 		return
 	}
-	dc.requeueAfter = after + time.Second
+	dc.ctrl.addAfter(req, after+time.Second)
 }

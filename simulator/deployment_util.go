@@ -21,23 +21,22 @@ const (
 	DesiredReplicasAnnotation = "deployment.kubernetes.io/desired-replicas"
 	MaxReplicasAnnotation     = "deployment.kubernetes.io/max-replicas"
 
-	ReasonReplicaSetUpdated    = "ReplicaSetUpdated"
-	ReasonFailedRSCreate       = "ReplicaSetCreateError"
-	ReasonNewReplicaSet        = "NewReplicaSetCreated"
-	ReasonFoundNewRS           = "FoundNewReplicaSet"
-	ReasonNewRSAvailable       = "NewReplicaSetAvailable"
-	ReasonTimedOut             = "ProgressDeadlineExceeded"
-	ReasonPaused               = "DeploymentPaused"
-	ReasonResumed              = "DeploymentResumed"
-	ReasonMinimumAvailable     = "MinimumReplicasAvailable"
-	ReasonMinimumUnavailable   = "MinimumReplicasUnavailable"
-	lastAppliedConfigAnnotaton = corev1.LastAppliedConfigAnnotation
+	ReasonReplicaSetUpdated  = "ReplicaSetUpdated"
+	ReasonFailedRSCreate     = "ReplicaSetCreateError"
+	ReasonNewReplicaSet      = "NewReplicaSetCreated"
+	ReasonFoundNewRS         = "FoundNewReplicaSet"
+	ReasonNewRSAvailable     = "NewReplicaSetAvailable"
+	ReasonTimedOut           = "ProgressDeadlineExceeded"
+	ReasonPaused             = "DeploymentPaused"
+	ReasonResumed            = "DeploymentResumed"
+	ReasonMinimumAvailable   = "MinimumReplicasAvailable"
+	ReasonMinimumUnavailable = "MinimumReplicasUnavailable"
 )
 
 // annotationsNotCopied are the Deployment annotations not copied to its
 // ReplicaSets.
 var annotationsNotCopied = map[string]bool{
-	lastAppliedConfigAnnotaton: true, RevisionAnnotation: true, RevisionHistoryAnnotation: true,
+	corev1.LastAppliedConfigAnnotation: true, RevisionAnnotation: true, RevisionHistoryAnnotation: true,
 	DesiredReplicasAnnotation: true, MaxReplicasAnnotation: true, appsv1.DeprecatedRollbackTo: true,
 }
 

@@ -54,8 +54,12 @@ func (o KubeOptions) withDefaults() KubeOptions {
 
 // InstallKubeControllers adds the models of kube-controller-manager's
 // Deployment and ReplicaSet controllers (and its garbage collector),
-// kube-scheduler and a kwok-style kubelet, and creates the nodes.
+// kube-scheduler and a kwok-style kubelet, and creates the nodes. It panics
+// if called twice.
 func (s *Sim) InstallKubeControllers(opts KubeOptions) {
+	if s.Controller(DeploymentControllerName) != nil {
+		panic("simulator: InstallKubeControllers called twice")
+	}
 	opts = opts.withDefaults()
 	kcm := s.clientFor("kube-controller-manager")
 	s.installNodes(opts.Nodes)
@@ -67,19 +71,20 @@ func (s *Sim) InstallKubeControllers(opts KubeOptions) {
 	rsc := &replicaSetController{s: s, c: kcm, terminatingReplicas: !opts.DisableTerminatingReplicas}
 	s.AddController(ReplicaSetControllerName, rsc,
 		Watch{Object: &appsv1.ReplicaSet{}},
-		Watch{Object: &corev1.Pod{}, Map: s.mapToController("ReplicaSet")},
+		Watch{Object: &corev1.Pod{}, Map: MapToControllerOwner("ReplicaSet")},
 	).SetWatchDelay(opts.ReplicaSetDelay)
 	dc := &deploymentController{s: s, c: kcm, terminatingReplicas: !opts.DisableTerminatingReplicas}
-	s.AddController(DeploymentControllerName, dc,
+	dc.ctrl = s.AddController(DeploymentControllerName, dc,
 		Watch{Object: &appsv1.Deployment{}},
-		Watch{Object: &appsv1.ReplicaSet{}, Map: s.mapToController("Deployment")},
+		Watch{Object: &appsv1.ReplicaSet{}, Map: MapToControllerOwner("Deployment")},
 		Watch{Object: &corev1.Pod{}, Map: dc.mapDeletedPod, Filter: func(ev WatchEvent) bool { return ev.Type == watch.Deleted }},
 	).SetWatchDelay(opts.DeploymentDelay)
 }
 
-// mapToController maps an object to its controller owner of the given kind
-// (the informer handlers' resolveControllerRef).
-func (s *Sim) mapToController(kind string) func(_ context.Context, obj client.Object) []reconcile.Request {
+// MapToControllerOwner is a Watch.Map to an object's controller owner of
+// the given kind in its namespace (the informer handlers'
+// resolveControllerRef; handler.EnqueueRequestForOwner with OnlyControllerOwner).
+func MapToControllerOwner(kind string) func(_ context.Context, obj client.Object) []reconcile.Request {
 	return func(_ context.Context, obj client.Object) []reconcile.Request {
 		ref := metav1.GetControllerOf(obj)
 		if ref == nil || ref.Kind != kind {

@@ -101,8 +101,8 @@ func (st *store) randomSuffix(n int) string {
 // namespaces Active), deletion fields, and generation 1.
 func prepareForCreate(o client.Object) {
 	if hasStatusSubresource(o) {
-		zero := structOf(o).FieldByName("Status")
-		zero.Set(reflectZero(zero.Type()))
+		st := structOf(o).FieldByName("Status")
+		st.SetZero()
 	}
 	switch t := o.(type) {
 	case *corev1.Pod:

@@ -29,7 +29,7 @@ func (st *store) delete(gvk schema.GroupVersionKind, key types.NamespacedName, o
 	if err := checkPreconditions(gr, cur, opts.Preconditions); err != nil {
 		return nil, false, err
 	}
-	dryRun := len(opts.DryRun) > 0
+	dryRun := isDryRun(opts.DryRun)
 	grace := gracePeriod(cur, opts.GracePeriodSeconds)
 	next := cur.DeepCopyObject().(client.Object)
 	if ts := cur.GetDeletionTimestamp(); ts != nil {

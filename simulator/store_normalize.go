@@ -23,9 +23,15 @@ func (st *store) canonicalize(gvk schema.GroupVersionKind, obj client.Object) (c
 	if err != nil {
 		return nil, err
 	}
-	st.s.scheme.Default(out)
-	applyBuiltinDefaults(out)
+	st.applyDefaults(out)
 	return out, nil
+}
+
+// applyDefaults runs the scheme's defaulting funcs and the built-in
+// defaults the API server applies to every request body.
+func (st *store) applyDefaults(o client.Object) {
+	st.s.scheme.Default(o)
+	applyBuiltinDefaults(o)
 }
 
 // decode builds a typed object of kind gvk from JSON.
@@ -102,5 +108,3 @@ func contentChanged(a, b client.Object) bool {
 	}
 	return false
 }
-
-func reflectZero(t reflect.Type) reflect.Value { return reflect.Zero(t) }

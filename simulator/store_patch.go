@@ -41,10 +41,7 @@ func (st *store) patch(gvk schema.GroupVersionKind, obj client.Object, pt types.
 	}
 	cand.SetName(cur.GetName())
 	cand.SetNamespace(cur.GetNamespace())
-	cand, err = st.canonicalize(gvk, cand)
-	if err != nil {
-		return nil, err
-	}
+	st.applyDefaults(cand)
 	cand.SetResourceVersion(cur.GetResourceVersion())
 	return st.write(gvk, cur, cand, status, dryRun)
 }

@@ -62,6 +62,10 @@ func init() {
 			has(`t=60.000s pod web-\S+ Pending app:CreateContainerConfigError`, "the config error"),
 			has(`t=100.000s pod web-\S+ Running`, "start on the first retry after the ConfigMap exists"),
 		},
+		"scale_during_rollout.txt": {
+			has(`t=130.000s rs web-\S+ replicas=14\nt=130.000s rs web-\S+ replicas=9\n`, "13 → 23 spread 8:5 as 14:9"),
+			lastDeploy(`gen=3 og=3 rep=20 upd=20 ready=20 avail=20 unavail=0 term=0`),
+		},
 		"long_grace_single_replica.txt": {
 			has(`t=62.000s deploy worker .*rep=1 upd=1 ready=1 avail=1 unavail=0 term=1 Progressing=True/NewReplicaSetAvailable`, "complete by the counters while the old pod runs"),
 			has(`t=122.000s pod worker-\S+ deleted`, "the old pod exits at the end of its 60 s grace period"),

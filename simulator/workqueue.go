@@ -6,14 +6,19 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/time/rate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// Back-off of client-go's DefaultTypedControllerRateLimiter's per-item
-// exponential limiter (the bucket limiter it also has is not modelled).
+// client-go's DefaultTypedControllerRateLimiter, which controller-runtime
+// and kube-controller-manager use: the larger of a per-item exponential
+// back-off (5 ms doubling to 1000 s) and one token bucket per controller
+// (10 per second, burst 100) that throttles hot loops.
 const (
 	backoffBase = 5 * time.Millisecond
 	backoffMax  = 1000 * time.Second
+	bucketQPS   = 10
+	bucketBurst = 100
 )
 
 // errProcessKilled fails the API calls of a reconcile whose controller was
@@ -110,6 +115,10 @@ func Backoff(n int) time.Duration {
 func (c *Controller) addRateLimited(req reconcile.Request) {
 	d := Backoff(c.failures[req])
 	c.failures[req]++
+	if c.bucket == nil {
+		c.bucket = rate.NewLimiter(bucketQPS, bucketBurst)
+	}
+	d = max(d, c.bucket.ReserveN(c.s.now, 1).DelayFrom(c.s.now))
 	c.addAfter(req, d)
 }
 

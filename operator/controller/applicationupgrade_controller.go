@@ -112,6 +112,7 @@ func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, s appupgr
 		return fmt.Errorf("set image of container %q in deployment %s to %s: %w", w.Container, w.Deployment, w.Image, err)
 	}
 	log.FromContext(ctx).Info("image written", "component", w.Component, "deployment", w.Deployment, "image", w.Image)
+	observeWrite(w.Component, &s.Upgrade.Status, r.now())
 	r.event(s.Upgrade, corev1.EventTypeNormal, writeReason(w), fmt.Sprintf("Set %s image to %s on deployment %s", w.Component, w.Image, w.Deployment))
 	return nil
 }

@@ -100,7 +100,10 @@ func (w *world) rollOut(name, oldPod string) {
 	ctx := context.Background()
 	d, _ := w.get(name)
 	img := d.Spec.Template.Spec.Containers[0].Image
-	hash := sanitize("h" + img[len(img)-6:])
+	hash := sanitize(img)
+	if len(hash) > 10 {
+		hash = hash[len(hash)-10:]
+	}
 	tpl := d.Spec.Template.DeepCopy()
 	tpl.Labels = map[string]string{"app": name, appsv1.DefaultDeploymentUniqueLabelKey: hash}
 	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-" + hash, UID: typesUID("rs-" + name + hash), Labels: tpl.Labels,

@@ -28,6 +28,9 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *upgra
 		st.API = componentStatus(s.API, step.Write)
 	}
 	now := metav1.NewTime(r.now())
+	if step.Phase != u.Status.Phase || st.PhaseStartTime == nil {
+		st.PhaseStartTime = &now
+	}
 	setReadyCondition(st, step, u.Generation, now)
 	setProgressingCondition(st, step, u.Generation, now)
 	setStalledCondition(st, step, u.Generation, now)
@@ -38,6 +41,7 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *upgra
 		return fmt.Errorf("patch status of applicationupgrade %s/%s: %w", u.Namespace, u.Name, err)
 	}
 	if step.Phase != u.Status.Phase {
+		observeTransition(&u.Status, step.Phase, now.Time)
 		r.transitionEvent(u, step)
 	}
 	return nil

@@ -92,6 +92,10 @@ type ApplicationUpgradeStatus struct {
 	// +optional
 	Phase Phase `json:"phase,omitempty"`
 
+	// PhaseStartTime is when the current phase was entered.
+	// +optional
+	PhaseStartTime *metav1.Time `json:"phaseStartTime,omitempty"`
+
 	// Message is a human-readable explanation of the phase.
 	// +optional
 	Message string `json:"message,omitempty"`
