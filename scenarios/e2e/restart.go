@@ -59,6 +59,7 @@ func StartOperator(bin, kubeconfig, namespace, logPath string) (*Process, error)
 	cmd := exec.Command(bin, "--kubeconfig="+kubeconfig, "--watch-namespaces="+namespace,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0")
 	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("start %s: %w", bin, err)
