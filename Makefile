@@ -159,6 +159,22 @@ test-controlplane: controlplane ## End-to-end test of the local control plane (r
 test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and kube-apiserver in KUBEBUILDER_ASSETS or ./bin.
 	KUBEBUILDER_ASSETS="$${KUBEBUILDER_ASSETS:-$(BIN)}" $(GO) test -tags envtest -v -count=1 ./operator/...
 
+# -parallel: the cases wait on kwok's pod timings, not on CPU; they share
+# one control plane and run side by side (one namespace each).
+.PHONY: test-e2e
+test-e2e: controlplane ## Real-controller e2e on the local control plane: C01–C07, operator restarts, the mutation check (E2E_SEED replays restarts).
+	$(GO) test -tags e2e -v -count=1 -parallel 16 -timeout 20m ./scenarios/e2e/ $(ARGS)
+
+# The same suite on a Kind cluster (sigs.k8s.io/kind library, real kubelet,
+# pause images). Without a reachable Docker engine it prints one line saying
+# so and exits 0. The test binary is built, then run, so that line is the
+# only output. KIND_NODE_IMAGE picks the node image, E2E_KIND_KEEP=1 keeps
+# the cluster.
+.PHONY: test-e2e-kind
+test-e2e-kind: ## Real-controller e2e on a Kind cluster where a Docker engine is reachable; skips (exit 0) otherwise.
+	@$(GO) test -c -tags e2ekind -o $(BIN)/e2e-kind.test ./scenarios/e2e
+	@cd scenarios/e2e && $(BIN)/e2e-kind.test -test.v -test.count=1 -test.parallel=16 -test.timeout=40m $(ARGS)
+
 ##@ Deployment tools (each built from its own module under hack/tools/)
 
 

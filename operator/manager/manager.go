@@ -13,9 +13,11 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -38,6 +40,15 @@ type Options struct {
 	LeaderElectionNamespace string
 	// LeaderElectionID is the Lease name.
 	LeaderElectionID string
+
+	// AssessFunc replaces the rollout assessment (rollout.Assess when nil).
+	// Only tests set it: the mutation check weakens the readiness rule and
+	// expects the end-to-end suite to catch the ordering violation.
+	AssessFunc controller.AssessFunc
+	// SkipNameValidation lets several managers run in one process (tests
+	// that run a second, differently configured manager); controller names
+	// must otherwise be unique per process.
+	SkipNameValidation bool
 }
 
 // DefaultLeaderElectionID is the Lease name used for leader election.
@@ -97,6 +108,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		// The new leader starts at once after a clean shutdown instead of
 		// waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
+		Controller:                    config.Controller{SkipNameValidation: ptr.To(opts.SkipNameValidation)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
@@ -106,6 +118,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		Clock:           clock.RealClock{},
 		Recorder:        mgr.GetEventRecorder("upgrade-operator"),
 		WatchNamespaces: opts.WatchNamespaces,
+		AssessFunc:      opts.AssessFunc,
 	}
 	if err := r.SetupWithManager(ctx, mgr); err != nil {
 		return nil, fmt.Errorf("set up applicationupgrade controller: %w", err)
