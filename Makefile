@@ -78,9 +78,11 @@ uninstall: ## Delete the CRDs (and every ApplicationUpgrade and Upgrade) from th
 
 .PHONY: deploy
 deploy: $(KUSTOMIZE) $(KUBECTL) ## Deploy CRDs, RBAC and the manager (deploy/default, image IMG) to the current kubeconfig's cluster.
-	@rm -rf $(BIN)/deploy-render && mkdir -p $(BIN)/deploy-render && cp -r deploy/. $(BIN)/deploy-render/
-	cd $(BIN)/deploy-render/default && $(KUSTOMIZE) edit set image ghcr.io/lunadas/upgrade-operator=$(IMG)
-	$(KUSTOMIZE) build $(BIN)/deploy-render/default | $(KUBECTL) apply -f -
+	@# kustomize edit rewrites kustomization.yaml: edit a copy outside the module (go test ./... would see one inside).
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && cp -r deploy/. "$$tmp"/ && \
+		(cd "$$tmp"/default && $(KUSTOMIZE) edit set image ghcr.io/lunadas/upgrade-operator=$(IMG)) && \
+		echo "$(KUSTOMIZE) build deploy/default (image $(IMG)) | $(KUBECTL) apply -f -" && \
+		$(KUSTOMIZE) build "$$tmp"/default | $(KUBECTL) apply -f -
 
 .PHONY: undeploy
 undeploy: $(KUSTOMIZE) $(KUBECTL) ## Remove what make deploy created (CRDs and custom resources included).
