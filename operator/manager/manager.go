@@ -16,8 +16,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
@@ -38,6 +40,15 @@ type Options struct {
 	LeaderElectionNamespace string
 	// LeaderElectionID is the Lease name.
 	LeaderElectionID string
+
+	// Reconciler, when set, is called with the ApplicationUpgrade
+	// reconciler before it is registered and returns the reconciler to
+	// register, which must delegate to it (tests: a recording client, a
+	// deliberately weakened policy). Nil registers the product's reconciler.
+	Reconciler func(*controller.ApplicationUpgradeReconciler) reconcile.Reconciler
+	// SkipNameValidation lets one process create more than one manager
+	// (tests restart the operator in-process).
+	SkipNameValidation bool
 }
 
 // DefaultLeaderElectionID is the Lease name used for leader election.
@@ -97,6 +108,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		// The new leader starts at once after a clean shutdown instead of
 		// waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
+		Controller:                    config.Controller{SkipNameValidation: &opts.SkipNameValidation},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
@@ -107,7 +119,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		Recorder:        mgr.GetEventRecorder("upgrade-operator"),
 		WatchNamespaces: opts.WatchNamespaces,
 	}
-	if err := r.SetupWithManager(ctx, mgr); err != nil {
+	var outer reconcile.Reconciler = r
+	if opts.Reconciler != nil {
+		outer = opts.Reconciler(r)
+	}
+	if err := r.SetupWithManagerAs(ctx, mgr, outer); err != nil {
 		return nil, fmt.Errorf("set up applicationupgrade controller: %w", err)
 	}
 	controller.SetPhaseMetricsReader(mgr.GetClient())
