@@ -200,6 +200,16 @@ func (r *Recorder) Events() []Event {
 	return append([]Event(nil), r.events...)
 }
 
+// EventsSince returns a copy of the events recorded after the first n.
+func (r *Recorder) EventsSince(n int) []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n >= len(r.events) {
+		return nil
+	}
+	return append([]Event(nil), r.events[n:]...)
+}
+
 // Err is the first error writing to out, if any.
 func (r *Recorder) Err() error {
 	r.mu.Lock()
