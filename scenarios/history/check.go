@@ -89,10 +89,10 @@ func Operations(h History) ([]step, []porcupine.Operation) {
 		return newest[i-1]
 	}
 	type placed struct {
-		s            step
-		call, ret    int64
-		client       int
-		tiebreak     int64
+		s         step
+		call, ret int64
+		client    int
+		tiebreak  int64
 	}
 	var all []placed
 	owned := map[string]bool{} // "rv/deployment" written by an operator call
