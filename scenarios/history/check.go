@@ -3,6 +3,7 @@ package history
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,20 @@ type Result struct {
 // OK reports whether the history passed every check.
 func (r *Result) OK() bool { return r.Linearizable == porcupine.Ok && len(r.Violations) == 0 }
 
+// Failed names the checks that failed: "porcupine" and the invariants.
+func (r *Result) Failed() []string {
+	var out []string
+	if r.Linearizable != porcupine.Ok {
+		out = append(out, "porcupine")
+	}
+	for _, v := range r.Violations {
+		if !slices.Contains(out, v.Check) {
+			out = append(out, v.Check)
+		}
+	}
+	return out
+}
+
 // Err summarises every failed check, or nil.
 func (r *Result) Err() error {
 	var errs []error
@@ -59,12 +74,18 @@ func Check(h History) *Result {
 // Operations turns a history into porcupine operations on one timeline:
 // resourceVersions, which one etcd (or the simulator's store) assigns in
 // commit order, so facts that arrived late through a watch still fall in
-// place. A fact group (the facts of one resourceVersion) is the point
-// 4·rv. A call that committed a change (its result's resourceVersion is
-// newer than every fact recorded before the call) is [4·rv−1, 4·rv+1], and
-// the facts its own write produced on the same Deployment are left to it.
-// Any other call (reads, failures, no-op writes) spans from the newest fact
-// recorded before it was made to the newest recorded before it returned.
+// place. With slot(rv) = 4·rv·slotWidth:
+//   - a fact group (the facts of one resourceVersion) is the point slot(rv);
+//   - a call that committed a change (its result's resourceVersion is newer
+//     than every fact recorded before the call) spans slot(rv) ± slotWidth·1,
+//     its linearization point — and the facts its write produced on the same
+//     Deployment are left to it, so the model judges the write itself;
+//   - any other call (a read, a failure, a no-op write) changes nothing and
+//     is legal in any state; it is placed at a point of its own after the
+//     newest fact recorded before it returned, in the order the calls
+//     returned, so the history stays nearly sequential and the check fast
+//     even when it fails (such calls are shown, they constrain nothing).
+//
 // Steps are returned in timeline order.
 func Operations(h History) ([]step, []porcupine.Operation) {
 	factRV := make([]uint64, len(h.Facts))
@@ -88,44 +109,42 @@ func Operations(h History) ([]step, []porcupine.Operation) {
 		}
 		return newest[i-1]
 	}
+	slot := func(rv uint64) int64 { return 4 * int64(rv) * slotWidth }
 	type placed struct {
 		s         step
 		call, ret int64
 		client    int
-		tiebreak  int64
 	}
 	var all []placed
-	owned := map[string]bool{} // "rv/deployment" written by an operator call
+	owned := map[string]bool{}  // "rv/deployment" written by an operator call
+	others := map[int64]int64{} // calls placed in a slot so far
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		rv, err := strconv.ParseUint(op.RV, 10, 64)
-		p := placed{s: step{op: op}, client: 3 + op.Replica, tiebreak: op.CallSeq}
+		p := placed{s: step{op: op}, client: 3 + op.Replica}
 		if op.OK() && op.Write() && err == nil && rv > before(op.CallSeq) {
-			p.call, p.ret = 4*int64(rv)-1, 4*int64(rv)+1
+			p.call, p.ret = slot(rv)-slotWidth, slot(rv)+slotWidth
 			if op.Kind == "Deployment" {
 				owned[op.RV+"/"+op.Name] = true
 			}
 		} else {
-			p.call, p.ret = 4*int64(before(op.CallSeq))+2, 4*int64(before(op.ReturnSeq))+3
+			base := slot(before(op.ReturnSeq)) + 2*slotWidth
+			others[base]++
+			p.call, p.ret = base+others[base], base+others[base]
 		}
 		all = append(all, p)
 	}
 	groups := map[uint64][]Fact{}
 	for i, f := range h.Facts {
-		if owned[f.RV+"/"+f.Name] && (strings.HasPrefix(f.Event.Event, "Deployment")) {
+		if owned[f.RV+"/"+f.Name] && strings.HasPrefix(f.Event.Event, "Deployment") {
 			continue
 		}
 		groups[factRV[i]] = append(groups[factRV[i]], f)
 	}
 	for rv, facts := range groups {
-		all = append(all, placed{s: step{facts: facts}, call: 4 * int64(rv), ret: 4 * int64(rv), client: factClient(facts[0]), tiebreak: facts[0].Seq})
+		all = append(all, placed{s: step{facts: facts}, call: slot(rv), ret: slot(rv), client: factClient(facts[0])})
 	}
-	sort.SliceStable(all, func(i, j int) bool {
-		if all[i].call != all[j].call {
-			return all[i].call < all[j].call
-		}
-		return all[i].tiebreak < all[j].tiebreak
-	})
+	sort.SliceStable(all, func(i, j int) bool { return all[i].call < all[j].call })
 	steps := make([]step, len(all))
 	ops := make([]porcupine.Operation, len(all))
 	for i, p := range all {
@@ -134,6 +153,9 @@ func Operations(h History) ([]step, []porcupine.Operation) {
 	}
 	return steps, ops
 }
+
+// slotWidth leaves room for a million calls between two resourceVersions.
+const slotWidth = 1 << 20
 
 // factClient lays facts out in the visualization: Deployments on row 0,
 // pods on row 1, upgrades on row 2; operator replicas from row 3.

@@ -91,3 +91,12 @@ type History struct {
 	Facts []Fact `json:"facts"`
 	Ops   []Op   `json:"ops"`
 }
+
+// Events returns the facts as an event log, in recording order.
+func (h History) Events() []eventlog.Event {
+	out := make([]eventlog.Event, len(h.Facts))
+	for i, f := range h.Facts {
+		out[i] = f.Event
+	}
+	return out
+}
