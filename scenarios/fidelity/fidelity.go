@@ -85,10 +85,40 @@ type Difference struct {
 	// Index is the first differing state (0-based); -1 when they agree.
 	Index            int
 	SimState, RealAt string
+	// RealRefines: every state of the simulator's sequence appears, in
+	// order, in the real one, which only adds intermediate states (a finer
+	// grain: events the simulator runs at one instant, the real cluster
+	// spreads over milliseconds). SimRefines is the converse.
+	RealRefines, SimRefines bool
 }
 
 // Agree reports whether the sequences were equal.
 func (d Difference) Agree() bool { return d.Index < 0 }
+
+// Verdict is "yes", "real refines sim", "sim refines real" or
+// "no, from state N".
+func (d Difference) Verdict() string {
+	switch {
+	case d.Agree():
+		return "yes"
+	case d.RealRefines:
+		return "real refines sim"
+	case d.SimRefines:
+		return "sim refines real"
+	}
+	return fmt.Sprintf("no, from state %d", d.Index+1)
+}
+
+// subsequence reports whether a appears in b in order.
+func subsequence(a, b []string) bool {
+	i := 0
+	for _, x := range b {
+		if i < len(a) && a[i] == x {
+			i++
+		}
+	}
+	return i == len(a)
+}
 
 // Compare lines up the sequences of sim and real, entity by entity.
 func Compare(sim, real []eventlog.Event) []Difference {
@@ -108,7 +138,7 @@ func Compare(sim, real []eventlog.Event) []Difference {
 	out := make([]Difference, 0, len(names))
 	for _, n := range names {
 		a, b := s[n], r[n]
-		d := Difference{Entity: n, Sim: len(a), Real: len(b), Index: -1}
+		d := Difference{Entity: n, Sim: len(a), Real: len(b), Index: -1, RealRefines: subsequence(a, b), SimRefines: subsequence(b, a)}
 		for i := 0; i < len(a) || i < len(b); i++ {
 			sa, sb := at(a, i), at(b, i)
 			if sa != sb {
