@@ -123,7 +123,11 @@ func namespaceFor(scenario string, seed int64) string {
 	}
 	h := fnv.New32a()
 	fmt.Fprintf(h, "%s/%d", scenario, seed)
-	return strings.Trim(b.String(), "-") + fmt.Sprintf("-%05x", h.Sum32()&0xfffff)
+	prefix := strings.Trim(b.String(), "-")
+	if prefix == "" {
+		prefix = "scenario"
+	}
+	return prefix + fmt.Sprintf("-%05x", h.Sum32()&0xfffff)
 }
 
 // rngFor is the scenario's random source for fault schedules.

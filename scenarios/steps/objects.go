@@ -120,7 +120,7 @@ func parseDeployment(role, name string, replicas int32, rest string) (*deploymen
 	}
 	leftover.WriteString(rest[covered:])
 	if !separators.MatchString(leftover.String()) {
-		return nil, fmt.Errorf("cannot read %q in %q: say e.g. \"surge 1, unavailable 0, pods ready after 5s, terminating in 20s, a grace period of 30s, a progress deadline of 60s, the image \\\"...\\\", containers \\\"a\\\" and \\\"b\\\"\"", strings.TrimSpace(leftover.String()), rest)
+		return nil, fmt.Errorf("cannot read %q in %q: say e.g. \"surge 1, unavailable 0, pods ready after 5s, terminating in 20s, a grace period of 30s, a progress deadline of 60s, the image \\\"...\\\", containers \\\"a\\\" and \\\"b\\\"\"", strings.Trim(leftover.String(), " ,"), rest)
 	}
 	for _, v := range []string{d.startDelay, d.readyDelay, d.deleteDelay} {
 		if _, err := time.ParseDuration(v); err != nil {
