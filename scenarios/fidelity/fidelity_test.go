@@ -30,7 +30,9 @@ func (l *log) pod(kind, image string) *log {
 	return l.add(eventlog.Event{Event: kind, Deployment: "w", Images: []string{"registry.example.com/" + image}})
 }
 
-func (l *log) phase(p string) *log { return l.add(eventlog.Event{Event: eventlog.Phase, Name: "u", Phase: p}) }
+func (l *log) phase(p string) *log {
+	return l.add(eventlog.Event{Event: eventlog.Phase, Name: "u", Phase: p})
+}
 
 func TestCompare(t *testing.T) {
 	sim := (&log{}).status(0).status(2).pod(eventlog.PodCreated, "w:1").pod(eventlog.PodDeleted, "w:0").phase("Pending").phase("Completed")
