@@ -38,21 +38,6 @@ func (f *Faults) RejectWrites(n int) {
 	f.conflicts = n
 }
 
-// Rejected returns how many write attempts were failed with Conflict, by
-// target ("Deployment/job-worker", "ApplicationUpgrade/upgrade-v2/status").
-func (f *Faults) Rejected() map[string]int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := map[string]int{}
-	for k, n := range f.attempts {
-		if n > f.conflicts {
-			n = f.conflicts
-		}
-		out[k] = n
-	}
-	return out
-}
-
 func (f *Faults) stall(replica int, on bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -85,9 +85,6 @@ func (s *Sim) Namespace() string { return s.ns }
 // Client implements Cluster.
 func (s *Sim) Client() client.Client { return s.env.Sim.Client() }
 
-// Simulation is the simulation itself, for reports.
-func (s *Sim) Simulation() *simulator.Sim { return s.env.Sim }
-
 // Eventually implements Cluster in virtual time.
 func (s *Sim) Eventually(ctx context.Context, what string, timeout time.Duration, cond Condition) error {
 	var condErr error

@@ -52,20 +52,6 @@ func (r *Recorder) History() History {
 	return History{Facts: append([]Fact(nil), r.facts...), Ops: append([]Op(nil), r.ops...)}
 }
 
-// Events returns the facts as an event log.
-func (r *Recorder) Events() []eventlog.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]eventlog.Event, len(r.facts))
-	for i, f := range r.facts {
-		out[i] = f.Event
-	}
-	return out
-}
-
-// Elapsed is the time since the start of the recording.
-func (r *Recorder) Elapsed() time.Duration { return r.now().Sub(r.start) }
-
 func (r *Recorder) begin(op *Op) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

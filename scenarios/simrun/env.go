@@ -128,11 +128,3 @@ func (e *Env) Summary(ctx context.Context) (*Result, error) {
 	}
 	return res, nil
 }
-
-// Events returns the event log recorded so far.
-func (e *Env) Events() []eventlog.Event { return e.rec.Events() }
-
-// KubeEvents returns the Kubernetes events the operator emitted so far.
-func (e *Env) KubeEvents() []transcript.KubeEvent {
-	return append([]transcript.KubeEvent(nil), e.sink.events...)
-}

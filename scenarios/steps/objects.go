@@ -174,10 +174,10 @@ func (d *deploymentSpec) object(namespace string) *appsv1.Deployment {
 
 // upgradeSpec is what a "the upgrade ... is applied with ..." step says.
 type upgradeSpec struct {
-	name                     string
-	workerRef, apiRef        string
-	workerImage, apiImage    string
-	workerContainer, apiCont string
+	name                          string
+	workerRef, apiRef             string
+	workerImage, apiImage         string
+	workerContainer, apiContainer string
 }
 
 var upgradeClause = regexp.MustCompile(`the (worker|API) image "([^"]+)"|the (worker|API) Deployment "([^"]+)"|no (worker|API) container name|the (worker|API) container "([^"]+)"`)
@@ -206,7 +206,7 @@ func (u *upgradeSpec) applyClauses(text string) error {
 
 func (u *upgradeSpec) set(role string, f func(image, ref, container *string)) {
 	if role == roleAPI {
-		f(&u.apiImage, &u.apiRef, &u.apiCont)
+		f(&u.apiImage, &u.apiRef, &u.apiContainer)
 		return
 	}
 	f(&u.workerImage, &u.workerRef, &u.workerContainer)
@@ -220,7 +220,7 @@ func (u *upgradeSpec) object(namespace string) *upgradesv1alpha1.ApplicationUpgr
 			Worker: upgradesv1alpha1.ComponentSpec{DeploymentRef: upgradesv1alpha1.DeploymentReference{Name: u.workerRef},
 				Image: u.workerImage, ContainerName: u.workerContainer},
 			API: upgradesv1alpha1.ComponentSpec{DeploymentRef: upgradesv1alpha1.DeploymentReference{Name: u.apiRef},
-				Image: u.apiImage, ContainerName: u.apiCont},
+				Image: u.apiImage, ContainerName: u.apiContainer},
 		},
 	}
 }

@@ -38,7 +38,7 @@ func TestParseDeployment(t *testing.T) {
 }
 
 func TestUpgradeClauses(t *testing.T) {
-	u := &upgradeSpec{workerRef: "w", workerImage: "w:2", workerContainer: "worker", apiRef: "a", apiImage: "a:2", apiCont: "api"}
+	u := &upgradeSpec{workerRef: "w", workerImage: "w:2", workerContainer: "worker", apiRef: "a", apiImage: "a:2", apiContainer: "api"}
 	require.NoError(t, u.applyClauses(`the worker image "w:3" and the API Deployment "front", no worker container name`))
 	assert.Equal(t, "w:3", u.workerImage)
 	assert.Equal(t, "front", u.apiRef)

@@ -6,22 +6,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
-	"github.com/lunadas/upgrade-operator/operator/rollout"
 	"github.com/lunadas/upgrade-operator/scenarios/cluster"
 	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
 )
 
 // scenario is the state of one running scenario.
@@ -170,42 +167,14 @@ func (s *scenario) deployment(ctx context.Context, role, name string, replicas i
 func (s *scenario) rolledOut(ctx context.Context) error {
 	last := ""
 	err := s.cl.Eventually(ctx, "the Deployments rolled out", 3*time.Minute, func(ctx context.Context) (bool, error) {
-		var ds appsv1.DeploymentList
-		if err := s.cl.Client().List(ctx, &ds, client.InNamespace(s.cl.Namespace())); err != nil {
-			return false, err
-		}
-		for i := range ds.Items {
-			v, err := assess(ctx, s.cl.Client(), &ds.Items[i])
-			if err != nil {
-				return false, err
-			}
-			if v.State == rollout.Progressing {
-				last = ds.Items[i].Name + ": " + v.String()
-				return false, nil
-			}
-		}
-		return len(ds.Items) > 0, nil
+		done, why, err := realcluster.RolledOut(ctx, s.cl.Client(), s.cl.Namespace(), true)
+		last = why
+		return done, err
 	})
 	if err != nil {
 		return fmt.Errorf("%w (last: %s)", err, last)
 	}
 	return nil
-}
-
-func assess(ctx context.Context, c client.Reader, d *appsv1.Deployment) (rollout.Verdict, error) {
-	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-	if err != nil {
-		return rollout.Verdict{}, err
-	}
-	var rss appsv1.ReplicaSetList
-	var pods corev1.PodList
-	if err := c.List(ctx, &rss, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
-		return rollout.Verdict{}, err
-	}
-	if err := c.List(ctx, &pods, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
-		return rollout.Verdict{}, err
-	}
-	return rollout.Assess(d, rss.Items, pods.Items, rollout.Options{}), nil
 }
 
 func (s *scenario) rejectWrites(n int) error {
@@ -268,7 +237,7 @@ func (s *scenario) apply(ctx context.Context, name, clauses string) error {
 	w, a := s.role(roleWorker), s.role(roleAPI)
 	u := &upgradeSpec{name: name,
 		workerRef: w.name, workerImage: imageOf(w.name, TargetTag), workerContainer: containerOf(roleWorker),
-		apiRef: a.name, apiImage: imageOf(a.name, TargetTag), apiCont: containerOf(roleAPI)}
+		apiRef: a.name, apiImage: imageOf(a.name, TargetTag), apiContainer: containerOf(roleAPI)}
 	if clauses != "" {
 		if err := u.applyClauses(clauses); err != nil {
 			return err
@@ -364,5 +333,3 @@ func (s *scenario) phaseBecomes(ctx context.Context, name, phase string, n int, 
 	}
 	return nil
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

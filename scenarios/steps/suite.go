@@ -110,16 +110,6 @@ type Outcome struct {
 	Elapsed time.Duration
 }
 
-// HasTag reports whether the scenario carries tag ("@C01").
-func (o Outcome) HasTag(tag string) bool {
-	for _, t := range o.Tags {
-		if t == tag {
-			return true
-		}
-	}
-	return false
-}
-
 // Run runs the features; it returns godog's status (0 when every scenario
 // passed) and every scenario's outcome.
 func Run(cfg Config) (int, []Outcome) {

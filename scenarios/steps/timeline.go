@@ -28,6 +28,14 @@ type moment struct {
 	Pods map[string]livePod
 	// Phases are each upgrade's phase.
 	Phases map[string]string
+	// Writes counts each Deployment's template changes; the first is its creation.
+	Writes map[string]int
+}
+
+// rewrite reports whether the fact just applied changed deployment's
+// template after its creation (an upgrade's write).
+func (m *moment) rewrite(deployment string) bool {
+	return m.Event.Event == eventlog.DeploymentWrite && m.Event.Name == deployment && m.Writes[deployment] > 1
 }
 
 // oldPods counts deployment's live pods whose images differ from its template.
@@ -48,12 +56,14 @@ func replay(facts []history.Fact, fn func(m *moment)) {
 	for i, f := range facts {
 		events[i] = f.Event
 	}
-	m := &moment{Counters: map[string]eventlog.Counters{}, Images: map[string][]string{}, Pods: map[string]livePod{}, Phases: map[string]string{}}
+	m := &moment{Counters: map[string]eventlog.Counters{}, Images: map[string][]string{}, Pods: map[string]livePod{},
+		Phases: map[string]string{}, Writes: map[string]int{}}
 	for _, e := range checks.Ordered(events) {
 		m.Event = e
 		switch e.Event {
 		case eventlog.DeploymentWrite:
 			m.Images[e.Name] = e.Images
+			m.Writes[e.Name]++
 		case eventlog.DeploymentStatus:
 			m.Images[e.Name] = e.Images
 			m.Counters[e.Name] = *e.Status
@@ -74,4 +84,16 @@ func replay(facts []history.Fact, fn func(m *moment)) {
 		}
 		fn(m)
 	}
+}
+
+// firstRewriteAt is the time the deployment's template was first changed
+// after its creation, or -1.
+func firstRewriteAt(facts []history.Fact, deployment string) float64 {
+	at := -1.0
+	replay(facts, func(m *moment) {
+		if at < 0 && m.rewrite(deployment) {
+			at = m.Event.T
+		}
+	})
+	return at
 }
