@@ -60,8 +60,10 @@ test: ## Unit and simulator tests (the features and the mutants on the simulator
 
 ##@ Scenarios (features/*.feature; ARGS e.g. "-godog.tags=@C01 -seed 7 -godog.format=progress")
 
-# One test binary serves every target below; the real-cluster ones need the
-# e2e build tag and the control plane binaries in ./bin.
+# One test package serves every target below; the real-cluster ones need the
+# e2e build tag (plus mutants / fidelity for those two) and the control plane
+# binaries in ./bin. A generic `go test -tags e2e ./...` runs the @real
+# features (TestFeaturesReal) and neither the mutants nor the fidelity report.
 STEPS_PKG := ./scenarios/steps
 E2E_TIMEOUT ?= 60m
 
@@ -75,14 +77,14 @@ test-features-real: controlplane ## The @real scenarios on the local control pla
 
 .PHONY: test-mutants
 test-mutants: controlplane ## C01-C04 against every mutant, on the simulator and the local control plane; passes only if each is caught.
-	$(GO) test -tags e2e $(TESTFLAGS) -v -timeout $(E2E_TIMEOUT) $(STEPS_PKG) -run '^TestMutants(Real)?$$' $(ARGS)
+	$(GO) test -tags e2e,mutants $(TESTFLAGS) -v -timeout $(E2E_TIMEOUT) $(STEPS_PKG) -run '^TestMutants(Real)?$$' $(ARGS)
 
 # FIDELITY_REUSE=1 compares with the event logs of the last
 # test-features-real run instead of running the real scenarios again.
 FIDELITY_REUSE ?= 0
 .PHONY: fidelity
 fidelity: controlplane ## Sim vs real: state sequences of every @real scenario, agreement and phase-duration ratios.
-	$(GO) test -tags e2e $(TESTFLAGS) -v -timeout $(E2E_TIMEOUT) $(STEPS_PKG) -run '^TestFidelity$$' \
+	$(GO) test -tags e2e,fidelity $(TESTFLAGS) -v -timeout $(E2E_TIMEOUT) $(STEPS_PKG) -run '^TestFidelity$$' \
 		-fidelity.reuse=$(if $(filter 1 true yes,$(FIDELITY_REUSE)),true,false) $(ARGS)
 
 ##@ Local control plane (real kube-apiserver, controllers, scheduler, etcd, kwok)
