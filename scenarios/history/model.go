@@ -270,6 +270,9 @@ func describeFact(e eventlog.Event) string {
 	case eventlog.DeploymentWrite:
 		return fmt.Sprintf("%s image %s", e.Name, e.Image)
 	}
+	if e.Image != "" {
+		return fmt.Sprintf("%s %s (%s)", e.Event, e.Name, e.Image[strings.LastIndex(e.Image, "/")+1:])
+	}
 	return fmt.Sprintf("%s %s", e.Event, e.Name)
 }
 
