@@ -105,9 +105,38 @@ docker-push: ## Push the manager image IMG.
 ##@ Test
 
 .PHONY: test
-test: ## Unit and simulator tests.
+test: ## Unit and simulator tests (the features and the mutants on the simulator included).
 	$(GO) vet ./...
 	$(GO) test $(TESTFLAGS) ./...
+
+##@ Scenarios (features/*.feature; ARGS e.g. "-godog.tags=@C01 -seed 7 -godog.format=progress")
+
+# One test package serves every target below; the real-cluster ones need the
+# e2e build tag (plus mutants / fidelity for those two) and the control plane
+# binaries in ./bin. A generic `go test -tags e2e ./...` runs the @real
+# features (TestFeaturesReal) and neither the mutants nor the fidelity report.
+STEPS_PKG := ./scenarios/steps
+E2E_TIMEOUT ?= 60m
+
+.PHONY: test-features
+test-features: ## Every scenario on the simulator, one subtest each.
+	$(GO) test $(TESTFLAGS) ./scenarios/... -run TestFeatures $(ARGS)
+
+.PHONY: test-features-real
+test-features-real: controlplane ## The @real scenarios on the local control plane; keeps their event logs for make fidelity.
+	$(GO) test -tags e2e $(TESTFLAGS) -timeout $(E2E_TIMEOUT) $(STEPS_PKG) -run '^TestFeaturesReal$$' $(ARGS)
+
+.PHONY: test-mutants
+test-mutants: controlplane ## C01-C04 against every mutant, on the simulator and the local control plane; passes only if each is caught.
+	$(GO) test -tags e2e,mutants $(TESTFLAGS) -v -timeout $(E2E_TIMEOUT) $(STEPS_PKG) -run '^TestMutants(Real)?$$' $(ARGS)
+
+# FIDELITY_REUSE=1 compares with the event logs of the last
+# test-features-real run instead of running the real scenarios again.
+FIDELITY_REUSE ?= 0
+.PHONY: fidelity
+fidelity: controlplane ## Sim vs real: state sequences of every @real scenario, agreement and phase-duration ratios.
+	$(GO) test -tags e2e,fidelity $(TESTFLAGS) -v -timeout $(E2E_TIMEOUT) $(STEPS_PKG) -run '^TestFidelity$$' \
+		-fidelity.reuse=$(if $(filter 1 true yes,$(FIDELITY_REUSE)),true,false) $(ARGS)
 
 ##@ Local control plane (real kube-apiserver, controllers, scheduler, etcd, kwok)
 

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
@@ -45,9 +46,14 @@ type Options struct {
 	// Only tests set it: the mutation check weakens the readiness rule and
 	// expects the end-to-end suite to catch the ordering violation.
 	AssessFunc controller.AssessFunc
+	// Reconciler, when set, is called with the ApplicationUpgrade
+	// reconciler before it is registered and returns the reconciler to
+	// register, which must delegate to it (tests: a recording client, a
+	// deliberately weakened policy). Nil registers the product's reconciler.
+	Reconciler func(*controller.ApplicationUpgradeReconciler) reconcile.Reconciler
 	// SkipNameValidation lets several managers run in one process (tests
-	// that run a second, differently configured manager); controller names
-	// must otherwise be unique per process.
+	// that restart the operator in-process or run a second, differently
+	// configured manager); controller names must otherwise be unique.
 	SkipNameValidation bool
 }
 
@@ -120,7 +126,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		WatchNamespaces: opts.WatchNamespaces,
 		AssessFunc:      opts.AssessFunc,
 	}
-	if err := r.SetupWithManager(ctx, mgr); err != nil {
+	var outer reconcile.Reconciler = r
+	if opts.Reconciler != nil {
+		outer = opts.Reconciler(r)
+	}
+	if err := r.SetupWithManagerAs(ctx, mgr, outer); err != nil {
 		return nil, fmt.Errorf("set up applicationupgrade controller: %w", err)
 	}
 	controller.SetPhaseMetricsReader(mgr.GetClient())
