@@ -163,13 +163,16 @@ func (e *Env) scheduleBootstrap(d time.Duration) {
 
 // Crash kills the operator now and restarts it after Options.RestartDelay
 // (a cold start: queue, back-offs and requeues lost; bootstrap again).
-func (e *Env) Crash() {
+func (e *Env) Crash() { e.CrashFor(e.opts.RestartDelay) }
+
+// CrashFor kills the operator now and restarts it after down.
+func (e *Env) CrashFor(down time.Duration) {
 	if e.Ctl.Crashed() {
 		return
 	}
 	e.crashes++
 	e.Ctl.Crash()
-	e.Sim.Schedule(e.opts.RestartDelay, "restart the operator", func() {
+	e.Sim.Schedule(down, "restart the operator", func() {
 		e.Ctl.Restart()
 		e.scheduleBootstrap(0)
 	})

@@ -3,9 +3,12 @@ package platformsim
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
+	"github.com/lunadas/upgrade-operator/fakevim"
 	"github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/starlingx/vim"
 	"github.com/lunadas/upgrade-operator/simulator/starlingx"
 )
 
@@ -102,4 +105,56 @@ func (e *Env) SetFaults(add func(f *starlingx.Faults)) {
 		add(&f)
 		m.SetFaults(f)
 	})
+}
+
+// Outage makes the StarlingX APIs answer 503 for d of virtual time from
+// now: fakevim's own fault (HAProxy's 503 page; the HTTP client retries
+// its GETs) in HTTP runs, the wrapper's in direct runs.
+func (e *Env) Outage(d time.Duration) {
+	if e.Fake != nil {
+		e.clk.Set(e.Sim.Now())
+		e.Fake.ApplyFaults(fakevim.FaultRequest{UnavailableFor: fakevim.Duration(d)})
+		return
+	}
+	e.VIM.UnavailableFor(d)
+}
+
+// UnavailableAnswers counts the operator's calls that failed as unavailable.
+func (e *Env) UnavailableAnswers() int {
+	n := 0
+	for _, c := range e.VIM.Calls() {
+		if c.Err != nil && vim.IsUnavailable(c.Err) {
+			n++
+		}
+	}
+	return n
+}
+
+// StrategyCreateRequests counts the strategy creates that reached the
+// system: fakevim's request log (without injected 503s) in HTTP runs,
+// else the call log (without the wrapper's injected faults).
+func (e *Env) StrategyCreateRequests() int {
+	n := 0
+	if e.Fake != nil {
+		for _, r := range e.Fake.Requests() {
+			if r.Method == http.MethodPost && r.Fault == "" && (r.Path == "/api/orchestration/sw-upgrade/strategy" || r.Path == "/api/orchestration/kube-upgrade/strategy") {
+				n++
+			}
+		}
+		return n
+	}
+	for _, c := range e.VIM.Calls() {
+		if c.Op == "create" && !c.Injected {
+			n++
+		}
+	}
+	return n
+}
+
+// ModelEvents are the model's events (strategy states, swacts, releases
+// deployed, steps).
+func (e *Env) ModelEvents() []starlingx.Event {
+	var out []starlingx.Event
+	e.WithModel(func(m *starlingx.System, _ time.Time) { out = m.Events() })
+	return out
 }

@@ -18,8 +18,11 @@ type Call struct {
 	Op     string
 	Type   vim.StrategyType // create/apply/abort/delete/get-strategy
 	Target string           // create: release id or Kubernetes version; swact: host
-	UUID   string           // apply/abort/delete
+	UUID   string           // apply/abort/delete; create: the new strategy's
 	Err    error
+	// Injected is true when the wrapper answered (an injected fault) and
+	// the system never saw the call.
+	Injected bool
 }
 
 // Wrapper is the vim.Client the operator gets in a run: it forwards to the
@@ -35,6 +38,7 @@ type Wrapper struct {
 	mu          sync.Mutex
 	calls       []Call
 	unavailable []window
+	failNext    map[string]int
 	after       []func(Call)
 }
 
@@ -57,6 +61,16 @@ func (w *Wrapper) UnavailableFor(d time.Duration) {
 	w.unavailable = append(w.unavailable, window{now, now.Add(d)})
 }
 
+// FailNext makes the next n calls of op (e.g. "create") answer 503.
+func (w *Wrapper) FailNext(op string, n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.failNext == nil {
+		w.failNext = map[string]int{}
+	}
+	w.failNext[op] += n
+}
+
 // AfterCall registers fn, called after every call (outside the lock).
 func (w *Wrapper) AfterCall(fn func(Call)) {
 	w.mu.Lock()
@@ -66,6 +80,11 @@ func (w *Wrapper) AfterCall(fn func(Call)) {
 
 // do runs one call: 503 inside a window, else the backend; logs it; hooks.
 func (w *Wrapper) do(c Call, fn func() error) error {
+	return w.doc(c, func(*Call) error { return fn() })
+}
+
+// doc is do with access to the call record (creates log the new uuid).
+func (w *Wrapper) doc(c Call, fn func(*Call) error) error {
 	c.At = w.now()
 	if w.publish != nil {
 		w.publish(c.At)
@@ -77,11 +96,16 @@ func (w *Wrapper) do(c Call, fn func() error) error {
 			down = true
 		}
 	}
+	if w.failNext[c.Op] > 0 {
+		w.failNext[c.Op]--
+		down = true
+	}
 	w.mu.Unlock()
 	if down {
+		c.Injected = true
 		c.Err = &vim.Error{Service: "vim", Op: c.Op, Method: http.MethodGet, StatusCode: http.StatusServiceUnavailable, FaultString: "injected outage"}
 	} else {
-		c.Err = fn()
+		c.Err = fn(&c)
 	}
 	w.mu.Lock()
 	w.calls = append(w.calls, c)
@@ -111,8 +135,11 @@ func (w *Wrapper) CreateSwUpgradeStrategy(ctx context.Context, req vim.SwUpgrade
 	if len(req.Releases) > 0 {
 		target = req.Releases[0]
 	}
-	err = w.do(Call{Op: "create", Type: vim.StrategySwUpgrade, Target: target}, func() error {
+	err = w.doc(Call{Op: "create", Type: vim.StrategySwUpgrade, Target: target}, func(c *Call) error {
 		s, err = w.next.CreateSwUpgradeStrategy(ctx, req)
+		if s != nil {
+			c.UUID = s.UUID
+		}
 		return err
 	})
 	return s, err
@@ -120,8 +147,11 @@ func (w *Wrapper) CreateSwUpgradeStrategy(ctx context.Context, req vim.SwUpgrade
 
 // CreateKubeUpgradeStrategy implements vim.Client.
 func (w *Wrapper) CreateKubeUpgradeStrategy(ctx context.Context, req vim.KubeUpgradeRequest) (s *vim.Strategy, err error) {
-	err = w.do(Call{Op: "create", Type: vim.StrategyKubeUpgrade, Target: req.ToVersion}, func() error {
+	err = w.doc(Call{Op: "create", Type: vim.StrategyKubeUpgrade, Target: req.ToVersion}, func(c *Call) error {
 		s, err = w.next.CreateKubeUpgradeStrategy(ctx, req)
+		if s != nil {
+			c.UUID = s.UUID
+		}
 		return err
 	})
 	return s, err

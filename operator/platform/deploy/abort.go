@@ -57,7 +57,7 @@ func (d *decider) abort() {
 	ad.Status = v1alpha1.DeployStatusFailed
 	ad.StatusReason = fmt.Sprintf("aborted after %d of %d step(s); the system runs %s, not %s (steps are not rolled back): set spec.release to %s or newer",
 		d.reachedSteps(), len(d.st.DeployPlan.DeploySteps), d.live.Running, ad.DeployFromRelease, d.live.Running)
-	d.event(true, ReasonDeployAborted, "Deployment to %s aborted: %s", ad.DeployToRelease, ad.StatusReason)
+	d.event(true, ReasonDeployAborted, "Deployment to %s %s", ad.DeployToRelease, ad.StatusReason)
 	d.phase(PhaseFailed, "Aborted", "%s", ad.StatusReason)
 	d.act(Action{}, RequeueIdle)
 }

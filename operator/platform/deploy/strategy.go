@@ -152,12 +152,18 @@ func (d *decider) afterFailure(s *Strategy, step plan.DeployStep) {
 	d.keepFailure()
 }
 
-// restart clears a failed deployment after a spec change, so that the
-// next reconcile starts a new one from the live system.
+// restart ends a failed deployment after a spec change and, when the plan
+// from the live system has work and no dry run holds it, starts a new one
+// (its strategy is created once the VIM is free).
 func (d *decider) restart() {
-	if d.failedStatus() && d.specChanged {
-		ad := &d.st.ActiveDeploy
-		ad.Status, ad.StatusReason = v1alpha1.DeployStatusNone, "spec changed after the failure: starting again"
+	if !d.failedStatus() || !d.specChanged {
+		return
+	}
+	ad := &d.st.ActiveDeploy
+	ad.Status, ad.StatusReason = v1alpha1.DeployStatusNone, "spec changed after the failure"
+	if cur, ok := d.first(); ok && !d.dryRun() && !d.stopsBefore(cur) {
+		d.startIfNeeded()
+		d.progressTo(&cur, "")
 	}
 }
 
