@@ -56,4 +56,3 @@ func TestPlatformFeatures(t *testing.T) { run(t, "@platform", Direct) }
 // TestPlatformFeaturesHTTP runs the @http scenarios again with fakevim
 // over HTTP (httptest) behind the operator's HTTP VIM client.
 func TestPlatformFeaturesHTTP(t *testing.T) { run(t, "@platform && @http", HTTP) }
-
