@@ -64,8 +64,9 @@ func (d *decider) stop(cur plan.DeployStep) {
 	why := fmt.Sprintf("stopped before %s: spec.targetDeployStep is %s; set it to None to continue to %s",
 		cur, d.u.Spec.TargetDeployStep, d.end)
 	if d.deploying() {
-		d.progressTo(nil, "")
+		d.progressTo(&cur, "") // the step before the stop completed
 		ad := &d.st.ActiveDeploy
+		ad.ReleaseDeploying, ad.ReleaseDeployingStatus = "", ""
 		ad.TimeDuration = FormatDuration(d.elapsed())
 		ad.Status, ad.StatusReason = v1alpha1.DeployStatusNone, why
 		d.event(false, ReasonDeployStopped, "%s", why)
