@@ -67,7 +67,9 @@ func TestNext(t *testing.T) {
 		{name: "the step's release runs while its strategy finishes: no step event yet", u: upgrade(to, 2, 2, deployingMajor("starlingx-13.01.2")),
 			live: demoLive("starlingx-13.01.2 / v1.33.0", "duplex"), strategy: sw("starlingx-13.01.2", vim.StateApplying),
 			action: "none", status: "Deploying", phase: PhaseDeploying,
-			check: func(t *testing.T, d Decision) { assert.Equal(t, "starlingx-13.01.2", d.Status.ActiveDeploy.ReleaseDeploying) }},
+			check: func(t *testing.T, d Decision) {
+				assert.Equal(t, "starlingx-13.01.2", d.Status.ActiveDeploy.ReleaseDeploying)
+			}},
 		{name: "applied: delete it, the step completed, the next one is current", u: upgrade(to, 2, 2, deployingMajor("starlingx-13.01.2")),
 			live: demoLive("starlingx-13.01.2 / v1.33.0", "duplex"), strategy: sw("starlingx-13.01.2", vim.StateApplied),
 			action: "delete sw-deploy uuid-sw", status: "Deploying", phase: PhaseDeploying, events: "DeployStepCompleted",
@@ -76,17 +78,21 @@ func TestNext(t *testing.T) {
 				assert.Equal(t, "Step 1/4 sw-deploy(starlingx-13.01.2) completed; 1:00:00 since the deployment started", d.Events[0].Message)
 			}},
 		{name: "crash after the delete: the step completion is seen from the live system", u: upgrade(to, 2, 2, deployingMajor("starlingx-13.01.2")),
-			live: demoLive("starlingx-13.01.2 / v1.33.0", "duplex"),
+			live:   demoLive("starlingx-13.01.2 / v1.33.0", "duplex"),
 			action: "create kube-upgrade(v1.34.1)", status: "Deploying", phase: PhaseDeploying, events: "DeployStepCompleted"},
 		{name: "last step applied: delete it and complete", u: upgrade(to, 2, 2, deployingMajor("k8s-v1.35.0")),
 			live: demoLive(to, "duplex"), strategy: kube("v1.35.0", vim.StateApplied),
 			action: "delete kube-upgrade uuid-kube", status: "None", phase: PhaseIdle, events: "DeployCompleted",
 			check: func(t *testing.T, d Decision) { assert.Equal(t, "", d.Status.ActiveDeploy.ReleaseDeploying) }},
 		{name: "duplex major from controller-1: swact first", u: upgrade(to, 2, 2, deployingMajor("k8s-v1.34.1")),
-			live: func() Live { l := demoLive("starlingx-13.01.2 / v1.34.1", "duplex"); l.ActiveController = "controller-1"; return l }(),
+			live: func() Live {
+				l := demoLive("starlingx-13.01.2 / v1.34.1", "duplex")
+				l.ActiveController = "controller-1"
+				return l
+			}(),
 			action: "swact controller-1", status: "Deploying", phase: PhaseDeploying, events: "DeployStepCompleted, SwactInitiated"},
 		{name: "simplex major: no swact", u: upgrade(to, 2, 2, deployingMajor("k8s-v1.34.1")),
-			live: demoLive("starlingx-13.01.2 / v1.34.1", "simplex"),
+			live:   demoLive("starlingx-13.01.2 / v1.34.1", "simplex"),
 			action: "create sw-deploy(starlingx-27.03.0)", status: "Deploying", phase: PhaseDeploying, events: "DeployStepCompleted"},
 		{name: "build failed: delete to retry, with an event", u: upgrade(to, 2, 2, deployingMajor("starlingx-13.01.2")),
 			live: demoLive(from, "duplex"), strategy: sw("starlingx-13.01.2", vim.StateBuildFailed),
@@ -165,7 +171,11 @@ func TestNext(t *testing.T) {
 				assert.Contains(t, d.Status.DeployPlan.ValidationResult, "a plan only moves forward")
 			}},
 		{name: "a deploy left in progress outside a strategy: not Ready", u: upgrade(from, 1, 1, nil),
-			live: func() Live { l := demoLive(from, "duplex"); l.DeployInProgress = "13.01.0 → 13.01.2 (host-done)"; return l }(),
+			live: func() Live {
+				l := demoLive(from, "duplex")
+				l.DeployInProgress = "13.01.0 → 13.01.2 (host-done)"
+				return l
+			}(),
 			action: "none", status: "", phase: PhaseBlocked},
 	}
 	for _, tc := range cases {
