@@ -39,6 +39,10 @@ type Options struct {
 	LeaderElectionNamespace string
 	// LeaderElectionID is the Lease name.
 	LeaderElectionID string
+	// Platform configures the platform Upgrade controller (off unless Enabled).
+	Platform PlatformOptions
+	// Webhook configures the admission webhook server.
+	Webhook WebhookOptions
 }
 
 // DefaultLeaderElectionID is the Lease name used for leader election.
@@ -99,6 +103,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		// The new leader starts at once after a clean shutdown instead of
 		// waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
+		WebhookServer:                 webhookServer(opts.Webhook),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
@@ -113,6 +118,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		return nil, fmt.Errorf("set up applicationupgrade controller: %w", err)
 	}
 	controller.SetPhaseMetricsReader(mgr.GetClient())
+	if opts.Platform.Enabled {
+		if err := setupPlatform(ctx, mgr, opts.Platform); err != nil {
+			return nil, fmt.Errorf("set up platform upgrades: %w", err)
+		}
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("add health check: %w", err)
 	}
