@@ -16,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -43,6 +44,9 @@ type Options struct {
 	Platform PlatformOptions
 	// Webhook configures the admission webhook server.
 	Webhook WebhookOptions
+	// SkipControllerNameValidation lets a process build several managers
+	// (tests that restart the operator in-process).
+	SkipControllerNameValidation bool
 }
 
 // DefaultLeaderElectionID is the Lease name used for leader election.
@@ -104,6 +108,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		// waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
 		WebhookServer:                 webhookServer(opts.Webhook),
+		Controller:                    config.Controller{SkipNameValidation: &opts.SkipControllerNameValidation},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
