@@ -45,7 +45,8 @@ type UpgradeReconciler struct {
 	PollInterval time.Duration
 	// IdlePollInterval is how often an idle system is observed again.
 	IdlePollInterval time.Duration
-	// SoonInterval is the pause after a write before looking again.
+	// SoonInterval is the pause after a write before looking again (at
+	// most PollInterval).
 	SoonInterval time.Duration
 	// MaxBuildRetries bounds automatic retries of a failed build per step.
 	MaxBuildRetries int
@@ -112,13 +113,14 @@ func (r *UpgradeReconciler) interval(q deploy.Requeue) time.Duration {
 		}
 		return def
 	}
+	poll := pick(r.PollInterval, DefaultPollInterval)
 	switch q {
 	case deploy.RequeueSoon:
-		return pick(r.SoonInterval, DefaultSoonInterval)
+		return min(pick(r.SoonInterval, DefaultSoonInterval), poll)
 	case deploy.RequeueActive:
-		return pick(r.PollInterval, DefaultPollInterval)
+		return poll
 	}
-	return pick(r.IdlePollInterval, DefaultIdlePollInterval)
+	return max(pick(r.IdlePollInterval, DefaultIdlePollInterval), poll)
 }
 
 func (r *UpgradeReconciler) now() time.Time {
