@@ -33,6 +33,10 @@ Feature: Platform upgrades: every row of the seed's plan table runs to completio
       | major upgrade to GA  | simplex | {"spec":{"release":{"platform":"starlingx-27.03.0","kubernetes":"v1.35.0"}}}          | sw-deploy(starlingx-13.01.2) → kube-upgrade(v1.34.1) → sw-deploy(starlingx-27.03.0) → kube-upgrade(v1.35.0)                          | starlingx-27.03.0 / v1.35.0 | 3            |
       | major upgrade to GA  | duplex  | {"spec":{"release":{"platform":"starlingx-27.03.0","kubernetes":"v1.35.0"}}}          | sw-deploy(starlingx-13.01.2) → kube-upgrade(v1.34.1) → sw-deploy(starlingx-27.03.0) → kube-upgrade(v1.35.0)                          | starlingx-27.03.0 / v1.35.0 | 3            |
       | major upgrade to patch | simplex | {"spec":{"release":{"platform":"starlingx-27.03.1","kubernetes":"v1.35.0"}}}        | sw-deploy(starlingx-13.01.2) → kube-upgrade(v1.34.1) → sw-deploy(starlingx-27.03.0) → sw-deploy(starlingx-27.03.1) → kube-upgrade(v1.35.0) | starlingx-27.03.1 / v1.35.0 | 4       |
+
+    @http
+    Examples: the longest plan, also over HTTP (the swact goes through sysinv's PATCH /v1/ihosts)
+      | change               | mode    | patch                                                                                 | plan                                                                                                                                  | end                         | intermediate |
       | major upgrade to patch | duplex  | {"spec":{"release":{"platform":"starlingx-27.03.1","kubernetes":"v1.35.0"}}}        | sw-deploy(starlingx-13.01.2) → kube-upgrade(v1.34.1) → sw-deploy(starlingx-27.03.0) → sw-deploy(starlingx-27.03.1) → kube-upgrade(v1.35.0) | starlingx-27.03.1 / v1.35.0 | 4       |
 
   Scenario: a duplex system goes up one Kubernetes minor version per step

@@ -44,6 +44,11 @@ func registerStatusChecks(sc *godog.ScenarioContext, w *world) {
 		}
 		return nil
 	})
+	registerConditionChecks(sc, w)
+	registerStatusShapes(sc, w)
+}
+
+func registerConditionChecks(sc *godog.ScenarioContext, w *world) {
 	sc.Then(`^the condition (Ready|Progressing|Stalled) is (True|False|Unknown)$`, func(typ, want string) error {
 		u, err := w.settle()
 		if err != nil {
@@ -73,6 +78,9 @@ func registerStatusChecks(sc *godog.ScenarioContext, w *world) {
 		}
 		return fmt.Errorf("condition Ready never became Unknown (%s) between %s and %s", reason, w.outageFrom, w.outageTo)
 	})
+}
+
+func registerStatusShapes(sc *godog.ScenarioContext, w *world) {
 	sc.Then(`^the system Upgrade has spec.release "([^"]*)"$`, func(want string) error {
 		u, err := w.upgrade()
 		if err != nil {
