@@ -29,6 +29,18 @@ Feature: Platform upgrade cases from public bug reports (C15–C18)
     And the condition Stalled was never True
     And the condition Ready was Unknown with reason "VIMUnavailable" during the outage
 
+  Scenario: C16 the VIM does not answer 3 consecutive polls in time during apply
+    Given the upgrade operator is running
+    When the user patches the system Upgrade with '{"spec":{"release":{"kubernetes":"v1.34.1"}}}'
+    And step 1 is applying
+    And the VIM does not answer any request in time for the next 3 polls
+    Then the deployment completes within 3 hours
+    And the operator saw the VIM unavailable at least 3 times
+    And the system received 1 strategy create
+    And the status was never "Build Failed", "Apply Failed" or "Failed"
+    And the condition Stalled was never True
+    And the condition Ready was Unknown with reason "VIMUnavailable" during the outage
+
   @http
   Scenario: C17 the operator is restarted while a strategy is applying
     Given the upgrade operator is running

@@ -2,6 +2,7 @@ package platformsim
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -42,7 +43,10 @@ type Wrapper struct {
 	after       []func(Call)
 }
 
-type window struct{ from, to time.Time }
+type window struct {
+	from, to time.Time
+	timeout  bool // answer like a request that timed out instead of 503
+}
 
 var _ vim.Client = (*Wrapper)(nil)
 
@@ -58,7 +62,16 @@ func (w *Wrapper) UnavailableFor(d time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := w.now()
-	w.unavailable = append(w.unavailable, window{now, now.Add(d)})
+	w.unavailable = append(w.unavailable, window{from: now, to: now.Add(d)})
+}
+
+// TimeoutFor makes every call fail as timed out (no answer within the
+// client's request timeout) for d of virtual time from now.
+func (w *Wrapper) TimeoutFor(d time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := w.now()
+	w.unavailable = append(w.unavailable, window{from: now, to: now.Add(d), timeout: true})
 }
 
 // FailNext makes the next n calls of op (e.g. "create") answer 503.
@@ -90,10 +103,10 @@ func (w *Wrapper) doc(c Call, fn func(*Call) error) error {
 		w.publish(c.At)
 	}
 	w.mu.Lock()
-	down := false
+	down, timeout := false, false
 	for _, win := range w.unavailable {
 		if !c.At.Before(win.from) && c.At.Before(win.to) {
-			down = true
+			down, timeout = true, win.timeout
 		}
 	}
 	if w.failNext[c.Op] > 0 {
@@ -101,10 +114,14 @@ func (w *Wrapper) doc(c Call, fn func(*Call) error) error {
 		down = true
 	}
 	w.mu.Unlock()
-	if down {
+	switch {
+	case down && timeout:
+		c.Injected = true
+		c.Err = &vim.Error{Service: "vim", Op: c.Op, Err: fmt.Errorf("injected: %w", context.DeadlineExceeded)}
+	case down:
 		c.Injected = true
 		c.Err = &vim.Error{Service: "vim", Op: c.Op, Method: http.MethodGet, StatusCode: http.StatusServiceUnavailable, FaultString: "injected outage"}
-	} else {
+	default:
 		c.Err = fn(&c)
 	}
 	w.mu.Lock()

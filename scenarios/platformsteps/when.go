@@ -43,6 +43,15 @@ func registerWhen(sc *godog.ScenarioContext, w *world) {
 	sc.When(`^the VIM answers 503 to every request for the next (\d+) polls$`, func(n int) error {
 		return w.outage(time.Duration(n)*plctl.DefaultPollInterval + time.Second)
 	})
+	sc.When(`^the VIM does not answer any request in time for the next (\d+) polls$`, func(n int) error {
+		if _, err := w.upgrade(); err != nil {
+			return err
+		}
+		d := time.Duration(n)*plctl.DefaultPollInterval + time.Second
+		w.outageFrom, w.outageTo = w.env.Sim.Now(), w.env.Sim.Now().Add(d)
+		w.env.VIM.TimeoutFor(d)
+		return nil
+	})
 	sc.When(`^the VIM answers 503 to every request for (\d+) minutes$`, func(n int) error {
 		return w.outage(time.Duration(n) * time.Minute)
 	})
