@@ -286,9 +286,12 @@ func (h *harness) fresh(mode starlingx.SystemMode, speed float64) {
 	h.stopOperator()
 	h.uninstallWebhook()
 	u := &v1alpha1.Upgrade{ObjectMeta: metav1.ObjectMeta{Name: v1alpha1.SystemName}}
-	if err := h.c.Delete(h.t.Context(), u); err != nil && !apierrors.IsNotFound(err) {
-		h.t.Fatal(err)
-	}
+	// The API server may call the removed webhook (now down: failurePolicy
+	// Fail) until it sees the configuration gone; retry the delete.
+	h.waitFor("the old system Upgrade to be deleted", 30*time.Second, func() (bool, error) {
+		err := h.c.Delete(h.t.Context(), u)
+		return err == nil || apierrors.IsNotFound(err), nil
+	})
 	h.waitFor("the old system Upgrade to go", 30*time.Second, func() (bool, error) {
 		err := h.c.Get(h.t.Context(), client.ObjectKeyFromObject(u), u)
 		return apierrors.IsNotFound(err), nil
