@@ -252,10 +252,19 @@ test-quickstart: controlplane $(KUBECTL) ## The quick start of docs/README.md, t
 lint-chart: $(HELM) ## helm lint --strict of the chart, default and namespaced values.
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set 'watchNamespaces={job-system}'
+##@ Platform upgrades (the StarlingX Upgrade controller)
+
+.PHONY: test-platform
+test-platform: ## Platform unit tests and the features/platform_*.feature scenarios (simulator; @http ones also over fakevim).
+	$(GO) test $(TESTFLAGS) ./operator/platform/... ./scenarios/platformsim/... ./scenarios/platformsteps/... ./cmd/upgrade-operator/...
+
+.PHONY: test-platform-e2e
+test-platform-e2e: controlplane ## Platform e2e (build tag e2e): the manager on the local control plane, fakevim over HTTP.
+	$(GO) test -tags e2e -v -count=1 ./scenarios/platforme2e/...
 
 .PHONY: help
 help:
-	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-18s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z0-9_-]+:.*?##/ { printf "  %-18s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
 
 ##@ Real control plane
 

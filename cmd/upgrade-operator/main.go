@@ -28,6 +28,7 @@ func newCommand() *cobra.Command {
 		opts       manager.Options
 		namespaces string
 		kubeconfig string
+		secret     string
 		zapOpts    = zap.Options{}
 	)
 	cmd := &cobra.Command{
@@ -43,6 +44,9 @@ func newCommand() *cobra.Command {
 				return err
 			}
 			opts.WatchNamespaces = manager.ParseNamespaces(namespaces)
+			if err := platformFlags(cmd, &opts, secret); err != nil {
+				return err
+			}
 			ctx := ctrl.SetupSignalHandler()
 			mgr, err := manager.New(ctx, cfg, opts)
 			if err != nil {
@@ -60,6 +64,7 @@ func newCommand() *cobra.Command {
 	f.BoolVar(&opts.LeaderElect, "leader-elect", false, "enable leader election so only one replica reconciles")
 	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease; empty uses the pod's namespace")
 	f.StringVar(&opts.LeaderElectionID, "leader-election-id", manager.DefaultLeaderElectionID, "name of the leader election Lease")
+	addPlatformFlags(cmd, &opts, &secret)
 	gfs := flag.NewFlagSet("zap", flag.ContinueOnError)
 	zapOpts.BindFlags(gfs)
 	f.AddGoFlagSet(gfs)
