@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,7 +19,8 @@ func addPlatformFlags(cmd *cobra.Command, opts *manager.Options, secret *string)
 	f := cmd.Flags()
 	p := &opts.Platform
 	f.BoolVar(&p.Enabled, "platform", false, "enable the platform Upgrade controller (StarlingX sw-deploy / kube-upgrade through the VIM) and its webhook; turns leader election on unless --leader-elect is given")
-	f.StringVar(secret, "starlingx-credentials-secret", "", "<namespace>/<name> of the Secret with the Keystone credentials (OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, ... as in openrc)")
+	f.StringVar(secret, "starlingx-credentials-secret", "", "<namespace>/<name> of the Secret with the Keystone credentials (OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, ... as in openrc), read through the API (needs get on that Secret)")
+	f.StringVar(&p.CredentialsDir, "starlingx-credentials-dir", os.Getenv("UPGRADE_OPERATOR_KEYSTONE_CREDENTIALS_DIR"), "directory of a mounted Secret with the Keystone credentials, one file per openrc variable (default $UPGRADE_OPERATOR_KEYSTONE_CREDENTIALS_DIR); takes precedence over --starlingx-credentials-secret")
 	f.StringVar(&p.Endpoints.VIM, "vim-url", "", "VIM (nfv-vim) base URL, e.g. https://controller:4545; empty: from the Keystone catalog")
 	f.StringVar(&p.Endpoints.USM, "usm-url", "", "USM (software) base URL, e.g. https://controller:5493; empty: from the Keystone catalog")
 	f.StringVar(&p.Endpoints.Sysinv, "sysinv-url", "", "sysinv base URL, e.g. https://controller:6385; empty: from the Keystone catalog")
@@ -40,9 +42,12 @@ func platformFlags(cmd *cobra.Command, opts *manager.Options, secret string) err
 	if !cmd.Flags().Changed("leader-elect") {
 		opts.LeaderElect = true
 	}
+	if opts.Platform.CredentialsDir != "" && secret == "" {
+		return nil
+	}
 	ns, name, ok := strings.Cut(secret, "/")
 	if !ok || ns == "" || name == "" {
-		return fmt.Errorf("--platform needs --starlingx-credentials-secret <namespace>/<name> (got %q)", secret)
+		return fmt.Errorf("--platform needs --starlingx-credentials-dir DIR or --starlingx-credentials-secret <namespace>/<name> (got %q)", secret)
 	}
 	opts.Platform.CredentialsSecret = types.NamespacedName{Namespace: ns, Name: name}
 	return nil

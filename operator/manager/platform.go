@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -28,7 +30,13 @@ type PlatformOptions struct {
 	VIM vim.Client
 	// CredentialsSecret holds the Keystone credentials as the openrc
 	// variables (OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, ...).
+	// Reading it through the API needs get on that one Secret (a namespaced
+	// Role the deployer grants); the Helm chart mounts it instead
+	// (CredentialsDir), so the operator holds no Secret read at all.
 	CredentialsSecret types.NamespacedName
+	// CredentialsDir is a mounted Secret: one file per openrc variable.
+	// It takes precedence over CredentialsSecret.
+	CredentialsDir string
 	// Endpoints are explicit VIM / USM / sysinv URLs; empty ones come from
 	// the Keystone catalog.
 	Endpoints vim.Endpoints
@@ -81,16 +89,13 @@ func setupPlatform(ctx context.Context, mgr ctrl.Manager, o PlatformOptions) err
 // newVIMClient reads the credentials Secret (directly, the cache is not
 // started yet) and builds the HTTP client.
 func newVIMClient(ctx context.Context, mgr ctrl.Manager, o PlatformOptions) (vim.Client, error) {
-	if o.CredentialsSecret.Name == "" || o.CredentialsSecret.Namespace == "" {
-		return nil, fmt.Errorf("platform upgrades need the Keystone credentials Secret: set --starlingx-credentials-secret <namespace>/<name>")
-	}
-	var s corev1.Secret
-	if err := mgr.GetAPIReader().Get(ctx, o.CredentialsSecret, &s); err != nil {
-		return nil, fmt.Errorf("read the Keystone credentials secret %s: %w", o.CredentialsSecret, err)
-	}
-	creds, err := vim.CredentialsFromSecret(s.Data)
+	data, source, err := credentialData(ctx, mgr, o)
 	if err != nil {
-		return nil, fmt.Errorf("secret %s: %w", o.CredentialsSecret, err)
+		return nil, err
+	}
+	creds, err := vim.CredentialsFromSecret(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	cfg := vim.Config{Credentials: creds, Endpoints: o.Endpoints, RequestTimeout: o.RequestTimeout,
 		TLS: vim.TLS{InsecureSkipVerify: o.InsecureSkipVerify}, Log: ctrl.Log.WithName("starlingx")}
@@ -104,4 +109,34 @@ func newVIMClient(ctx context.Context, mgr ctrl.Manager, o PlatformOptions) (vim
 		return nil, fmt.Errorf("starlingx client: %w", err)
 	}
 	return c, nil
+}
+
+// credentialData reads the openrc variables from CredentialsDir (a mounted
+// Secret: one file per key) or, failing that, from CredentialsSecret through
+// the API. source names where they came from, for errors.
+func credentialData(ctx context.Context, mgr ctrl.Manager, o PlatformOptions) (data map[string][]byte, source string, err error) {
+	if o.CredentialsDir != "" {
+		entries, err := os.ReadDir(o.CredentialsDir)
+		if err != nil {
+			return nil, "", fmt.Errorf("read the Keystone credentials directory: %w", err)
+		}
+		data = map[string][]byte{}
+		for _, e := range entries {
+			if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+				continue // the kubelet's ..data symlinks
+			}
+			if data[e.Name()], err = os.ReadFile(filepath.Join(o.CredentialsDir, e.Name())); err != nil {
+				return nil, "", fmt.Errorf("read the Keystone credentials directory: %w", err)
+			}
+		}
+		return data, "credentials directory " + o.CredentialsDir, nil
+	}
+	if o.CredentialsSecret.Name == "" || o.CredentialsSecret.Namespace == "" {
+		return nil, "", fmt.Errorf("platform upgrades need Keystone credentials: set --starlingx-credentials-dir (a mounted Secret) or --starlingx-credentials-secret <namespace>/<name>")
+	}
+	var s corev1.Secret
+	if err := mgr.GetAPIReader().Get(ctx, o.CredentialsSecret, &s); err != nil {
+		return nil, "", fmt.Errorf("read the Keystone credentials secret %s: %w", o.CredentialsSecret, err)
+	}
+	return s.Data, "secret " + o.CredentialsSecret.String(), nil
 }

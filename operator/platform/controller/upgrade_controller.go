@@ -54,7 +54,6 @@ type UpgradeReconciler struct {
 
 // +kubebuilder:rbac:groups=upgrade.starlingx.io,resources=upgrades,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=upgrade.starlingx.io,resources=upgrades/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile performs one decision for the `system` Upgrade; other names
