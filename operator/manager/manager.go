@@ -13,6 +13,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -41,13 +42,18 @@ type Options struct {
 	// LeaderElectionID is the Lease name.
 	LeaderElectionID string
 
+	// AssessFunc replaces the rollout assessment (rollout.Assess when nil).
+	// Only tests set it: the mutation check weakens the readiness rule and
+	// expects the end-to-end suite to catch the ordering violation.
+	AssessFunc controller.AssessFunc
 	// Reconciler, when set, is called with the ApplicationUpgrade
 	// reconciler before it is registered and returns the reconciler to
 	// register, which must delegate to it (tests: a recording client, a
 	// deliberately weakened policy). Nil registers the product's reconciler.
 	Reconciler func(*controller.ApplicationUpgradeReconciler) reconcile.Reconciler
-	// SkipNameValidation lets one process create more than one manager
-	// (tests restart the operator in-process).
+	// SkipNameValidation lets several managers run in one process (tests
+	// that restart the operator in-process or run a second, differently
+	// configured manager); controller names must otherwise be unique.
 	SkipNameValidation bool
 }
 
@@ -108,7 +114,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		// The new leader starts at once after a clean shutdown instead of
 		// waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
-		Controller:                    config.Controller{SkipNameValidation: &opts.SkipNameValidation},
+		Controller:                    config.Controller{SkipNameValidation: ptr.To(opts.SkipNameValidation)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
@@ -118,6 +124,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		Clock:           clock.RealClock{},
 		Recorder:        mgr.GetEventRecorder("upgrade-operator"),
 		WatchNamespaces: opts.WatchNamespaces,
+		AssessFunc:      opts.AssessFunc,
 	}
 	var outer reconcile.Reconciler = r
 	if opts.Reconciler != nil {

@@ -1,0 +1,80 @@
+package starlingx
+
+// swHostStages plans the deploy-host stages: controllers one at a time
+// (never parallel), then workers serially or in batches of
+// max-parallel-worker-hosts; hosts already running the target are skipped
+// (SwUpgradeStrategy._add_upgrade_hosts_stages).
+func (s *System) swHostStages(p *hostPlan, st *Strategy, target *Release, major bool) ([]Stage, string) {
+	req := st.Request
+	var stages []Stage
+	ctrls := pendingHosts(target.ID, s.controllers())
+	if len(ctrls) > 0 && req.ControllerApplyType != ApplyIgnore {
+		if req.ControllerApplyType == ApplyParallel {
+			return nil, "parallel apply type not allowed for controllers"
+		}
+		name := StageSwUpgradeControllers
+		if s.cfg.SystemType == "All-in-one" {
+			name = StageSwUpgradeWorkers // AIO controllers use the worker stages
+		}
+		for _, h := range s.orderControllers(ctrls, major, p.active) {
+			act := s.newStep(StepUpgradeHosts, effect{kind: effUpgradeHost, hosts: names(h)}, h)
+			stages = append(stages, p.hostStage(name, []*Host{h}, act, target.RebootRequired))
+		}
+	}
+	for _, batch := range workerBatches(pendingHosts(target.ID, s.workers()), req) {
+		act := s.newStep(StepUpgradeHosts, effect{kind: effUpgradeHost, hosts: names(batch...)}, batch...)
+		stages = append(stages, p.hostStage(StageSwUpgradeWorkers, batch, act, target.RebootRequired))
+	}
+	return stages, ""
+}
+
+func pendingHosts(release string, hosts []*Host) []*Host {
+	var out []*Host
+	for _, h := range hosts {
+		if h.SoftwareRelease != release {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// orderControllers puts controller-1 first for a duplex major release and
+// otherwise the controller that will not be active first.
+func (s *System) orderControllers(ctrls []*Host, major bool, active string) []*Host {
+	if len(ctrls) < 2 {
+		return ctrls
+	}
+	first := Controller1
+	if !major {
+		first = otherController(active)
+	}
+	if ctrls[0].Hostname != first {
+		ctrls[0], ctrls[1] = ctrls[1], ctrls[0]
+	}
+	return ctrls
+}
+
+// workerBatches groups workers per the worker apply type.
+func workerBatches(workers []*Host, req CreateRequest) [][]*Host {
+	size := 1
+	switch req.WorkerApplyType {
+	case ApplyIgnore:
+		return nil
+	case ApplyParallel:
+		size = req.MaxParallelWorkerHosts
+		if size < 2 {
+			size = 2
+		}
+	}
+	var out [][]*Host
+	for len(workers) > 0 {
+		n := min(size, len(workers))
+		out = append(out, workers[:n])
+		workers = workers[n:]
+	}
+	return out
+}
+
+func isSwHostStage(name string) bool {
+	return name == StageSwUpgradeControllers || name == StageSwUpgradeWorkers || name == StageSwUpgradeStorage
+}

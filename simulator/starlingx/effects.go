@@ -1,0 +1,100 @@
+package starlingx
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// runEffect performs a completed step's effect on the system. A non-empty
+// return is the reason the step failed instead (build checks).
+func (s *System) runEffect(st *Strategy, e effect) string {
+	switch e.kind {
+	case effCheckAlarms:
+		return s.checkAlarms(st.Request.AlarmRestrictions)
+	case effPrecheck:
+		return s.precheck(st)
+	case effCheckKubeVersions:
+		return s.checkKubeVersions(st.Request.ToVersion)
+	case effCheckKubeUpgrade:
+		return s.checkKubeUpgrade(st.Request.ToVersion)
+	case effCleanupAborted:
+		if s.kubeUpgrade != nil && s.kubeUpgrade.State == KubeUpgradeAborted {
+			s.kubeUpgrade = nil
+		}
+	case effSwact:
+		s.swactAway(e.hosts[0])
+	case effLock, effUnlock:
+		s.setAdmin(e.hosts, e.kind == effLock)
+	default:
+		if reason := s.runDeployEffect(st, e); reason != "" {
+			return reason
+		}
+		s.runKubeEffect(e)
+	}
+	return ""
+}
+
+// checkAlarms is query-alarms in a build: strict fails on any alarm,
+// relaxed on management-affecting ones, permissive on none
+// (nfv-vim _strategy_steps.py QueryAlarmsStep).
+func (s *System) checkAlarms(restriction string) string {
+	var ids []string
+	for _, a := range s.alarms {
+		switch {
+		case restriction == AlarmsPermissive:
+		case restriction == AlarmsRelaxed && !a.MgmtAffecting:
+		default:
+			ids = append(ids, fmt.Sprintf("%q", a.ID))
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Unignored fm alarms are present: [%s]", strings.Join(ids, ", "))
+}
+
+// swactAway makes the other controller active when name is active; a
+// swact of the standby is a no-op, as the VIM's SwactHostsStep skips it.
+func (s *System) swactAway(name string) {
+	h := s.host(name)
+	if h == nil || !h.Active || !s.cfg.Mode.IsDuplex() {
+		return
+	}
+	other := s.host(otherController(name))
+	h.Active, other.Active = false, true
+	s.record(EventSwact, name, name+" -> "+other.Hostname)
+}
+
+func (s *System) setAdmin(hosts []string, locked bool) {
+	for _, n := range hosts {
+		if h := s.host(n); h != nil {
+			if locked {
+				h.Administrative, h.Operational, h.Availability = "locked", "disabled", "online"
+			} else {
+				h.Administrative, h.Operational, h.Availability = "unlocked", "enabled", "available"
+			}
+		}
+	}
+}
+
+// Swact is sysinv's host-swact (PATCH /v1/ihosts/{id} action=swact): the
+// named host must be the active controller of a duplex system; the other
+// controller becomes active at once. Refused (400) while a strategy is
+// applying, as sysinv refuses a swact while the VIM orchestrates.
+func (s *System) Swact(now time.Time, hostname string) error {
+	s.Advance(now)
+	h := s.host(hostname)
+	switch {
+	case h == nil:
+		return errf(404, "host %s not found", hostname)
+	case !s.cfg.Mode.IsDuplex():
+		return errf(400, "Swact action not allowed for a simplex system.")
+	case !h.Active:
+		return errf(400, "%s is not the active controller; swact from the active controller", hostname)
+	case s.strategy != nil && (s.strategy.State == StateApplying || s.strategy.State == StateAborting):
+		return errf(400, "Swact action not allowed while a %s strategy is %s.", s.strategy.Type, s.strategy.State)
+	}
+	s.swactAway(hostname)
+	return nil
+}
