@@ -273,6 +273,35 @@ func TestReconcileHoldsWhenAnOlderUpgradeClaimsTheDeployment(t *testing.T) {
 	assert.Contains(t, u.Status.Message, "ApplicationUpgrade job-system/first")
 }
 
+// TestHeldUpgradeIsWokenWhenItsHolderFinishes: a held upgrade has nothing of
+// its own to wake it once the older one is Completed (no Deployment or pod
+// changes after the last rollout), so a change of the older upgrade maps to
+// it. Found by the C14 scenario on the real control plane: without this
+// mapping the newer upgrade stayed Pending forever whenever its last
+// reconcile read the older one from a cache that had not seen Completed.
+func TestHeldUpgradeIsWokenWhenItsHolderFinishes(t *testing.T) {
+	older := upgrade("first")
+	newer := upgrade("second")
+	newer.CreationTimestamp = metav1.NewTime(older.CreationTimestamp.Add(time.Minute))
+	newer.Spec.Worker.Image = "registry.example.com/job-worker:v3.0.0"
+	other := upgrade("elsewhere")
+	other.Spec.Worker.DeploymentRef.Name, other.Spec.API.DeploymentRef.Name = "other-worker", "other-api"
+	w := newWorld(t, deployment("job-worker", "worker", "w:v1"), deployment("job-api", "api", "a:v1"), older, newer, other)
+	w.reconcile("first")
+	w.reconcile("second")
+	require.Equal(t, v1.PhasePending, w.reconcile("second"), "held")
+
+	var first v1.ApplicationUpgrade
+	require.NoError(t, w.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "first"}, &first))
+	first.Status.Phase = v1.PhaseCompleted
+	require.NoError(t, w.c.Status().Update(context.Background(), &first))
+
+	reqs := Mapper{Reader: w.c}.Upgrade(context.Background(), &first)
+	assert.Equal(t, []ctrl.Request{{NamespacedName: client.ObjectKey{Namespace: ns, Name: "second"}}}, reqs,
+		"the holder's change wakes the upgrade it holds, not itself nor upgrades of other Deployments")
+	assert.Equal(t, v1.PhaseUpgradingWorkers, w.reconcile("second"), "released")
+}
+
 func TestShortImage(t *testing.T) {
 	for in, want := range map[string]string{
 		"registry.example.com/job-worker:v2.0.0":    "job-worker:v2.0.0",

@@ -53,6 +53,24 @@ func (m Mapper) upgradesFor(ctx context.Context, namespace, name string) []recon
 	return reqs
 }
 
+// Upgrade maps an ApplicationUpgrade event to the other upgrades that
+// reference one of its Deployments: an upgrade held by an older one
+// (ClaimedBy) is reconciled when that one changes — completes, fails or is
+// deleted — instead of waiting for an unrelated Deployment or pod event.
+func (m Mapper) Upgrade(ctx context.Context, obj client.Object) []reconcile.Request {
+	var reqs []reconcile.Request
+	seen := map[types.NamespacedName]bool{{Namespace: obj.GetNamespace(), Name: obj.GetName()}: true}
+	for _, dep := range deploymentRefs(obj) {
+		for _, r := range m.upgradesFor(ctx, obj.GetNamespace(), dep) {
+			if !seen[r.NamespacedName] {
+				seen[r.NamespacedName] = true
+				reqs = append(reqs, r)
+			}
+		}
+	}
+	return reqs
+}
+
 // Deployment maps a Deployment event.
 func (m Mapper) Deployment(ctx context.Context, obj client.Object) []reconcile.Request {
 	return m.upgradesFor(ctx, obj.GetNamespace(), obj.GetName())

@@ -13,8 +13,9 @@ import (
 )
 
 // SetupWithManager registers the field index and the watches: the
-// ApplicationUpgrades themselves, and Deployments, ReplicaSets and pods
-// mapped through DeploymentRefIndex. Pods are watched so that an old pod's
+// ApplicationUpgrades themselves and, through DeploymentRefIndex, the other
+// upgrades of the same Deployments (a held upgrade starts as soon as the one
+// holding it finishes), Deployments, ReplicaSets and pods. Pods are watched so that an old pod's
 // final deletion wakes the reconciler at once, without polling.
 func (r *ApplicationUpgradeReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
 	return r.SetupWithManagerAs(ctx, mgr, r)
@@ -30,6 +31,7 @@ func (r *ApplicationUpgradeReconciler) SetupWithManagerAs(ctx context.Context, m
 	m := Mapper{Reader: mgr.GetClient()}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&upgradesv1alpha1.ApplicationUpgrade{}).
+		Watches(&upgradesv1alpha1.ApplicationUpgrade{}, handler.EnqueueRequestsFromMapFunc(m.Upgrade)).
 		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(m.Deployment)).
 		Watches(&appsv1.ReplicaSet{}, handler.EnqueueRequestsFromMapFunc(m.ReplicaSet)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(m.Pod)).

@@ -4,17 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/lunadas/upgrade-operator/deploy"
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/operator/manager"
 	"github.com/lunadas/upgrade-operator/scenarios/controlplane"
@@ -250,8 +255,49 @@ func (r *Real) RestartOperator(ctx context.Context) error {
 // Faults implements Cluster.
 func (r *Real) Faults() *Faults { return r.faults }
 
-// History implements Cluster.
-func (r *Real) History() history.History { return r.rec.History() }
+// HistorySync bounds how long History waits for the watches to catch up.
+const HistorySync = 30 * time.Second
+
+// History implements Cluster. The watches that feed the recorder lag the
+// API server a little, so it first waits until the recorder's view of the
+// namespace's Deployments, pods and upgrades equals a fresh list — every
+// change up to now is then recorded (a step that just saw "Completed"
+// through a GET also finds it in the history).
+func (r *Real) History() history.History {
+	ctx, cancel := context.WithTimeout(context.Background(), HistorySync)
+	defer cancel()
+	var last error
+	err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		ok, err := r.caughtUp(ctx)
+		last = err
+		return ok, nil
+	})
+	h := r.rec.History()
+	if err != nil {
+		h.Incomplete = fmt.Sprintf("the watches of namespace %s did not catch up with the API server within %s (last error: %v)", r.ns, HistorySync, last)
+	}
+	return h
+}
+
+// caughtUp compares the recorder's live objects with a fresh list.
+func (r *Real) caughtUp(ctx context.Context) (bool, error) {
+	want := map[string]string{}
+	lists := []client.ObjectList{&appsv1.DeploymentList{}, &corev1.PodList{}, &upgradesv1alpha1.ApplicationUpgradeList{}}
+	for _, l := range lists {
+		if err := r.suite.client.List(ctx, l, client.InNamespace(r.ns)); err != nil {
+			return false, err
+		}
+		err := meta.EachListItem(l, func(o runtime.Object) error {
+			obj := o.(client.Object)
+			want[history.LiveKey(fmt.Sprintf("%T", obj), obj.GetNamespace(), obj.GetName())] = obj.GetResourceVersion()
+			return nil
+		})
+		if err != nil {
+			return false, err
+		}
+	}
+	return maps.Equal(want, r.rec.Live()), nil
+}
 
 // Elapsed implements Cluster.
 func (r *Real) Elapsed() time.Duration { return time.Since(r.start) }

@@ -90,6 +90,11 @@ type Difference struct {
 	// grain: events the simulator runs at one instant, the real cluster
 	// spreads over milliseconds). SimRefines is the converse.
 	RealRefines, SimRefines bool
+	// Unmatched is, when neither refines the other, the first state of the
+	// simulator's sequence that the real one lacks in that order (1-based
+	// index and state): where the orders really part, past any grain.
+	Unmatched      int
+	UnmatchedState string
 }
 
 // Agree reports whether the sequences were equal.
@@ -110,14 +115,17 @@ func (d Difference) Verdict() string {
 }
 
 // subsequence reports whether a appears in b in order.
-func subsequence(a, b []string) bool {
+func subsequence(a, b []string) bool { return matched(a, b) == len(a) }
+
+// matched is how many leading states of a appear in b in order.
+func matched(a, b []string) int {
 	i := 0
 	for _, x := range b {
 		if i < len(a) && a[i] == x {
 			i++
 		}
 	}
-	return i == len(a)
+	return i
 }
 
 // Compare lines up the sequences of sim and real, entity by entity.
@@ -139,6 +147,10 @@ func Compare(sim, real []eventlog.Event) []Difference {
 	for _, n := range names {
 		a, b := s[n], r[n]
 		d := Difference{Entity: n, Sim: len(a), Real: len(b), Index: -1, RealRefines: subsequence(a, b), SimRefines: subsequence(b, a)}
+		if !d.RealRefines && !d.SimRefines {
+			d.Unmatched = matched(a, b) + 1
+			d.UnmatchedState = a[d.Unmatched-1]
+		}
 		for i := 0; i < len(a) || i < len(b); i++ {
 			sa, sb := at(a, i), at(b, i)
 			if sa != sb {

@@ -49,6 +49,7 @@ func TestCompare(t *testing.T) {
 	assert.Equal(t, "no, from state 1", pods.Verdict())
 	assert.Equal(t, "w:1 created", pods.SimState)
 	assert.Equal(t, "w:0 deleted", pods.RealAt)
+	assert.Equal(t, 2, pods.Unmatched, "w:1 created matches, w:0 deleted is already behind it in the real order")
 
 	spans := PhaseDurations(real.events)
 	require.Len(t, spans, 1)

@@ -41,7 +41,11 @@ func WriteReport(w io.Writer, scenarios []Scenario) error {
 				refine++
 				fallthrough
 			default:
-				diffs = append(diffs, fmt.Sprintf("%s / %s (%s), state %d:\n    sim:  %s\n    real: %s", name(s.Name), d.Entity, d.Verdict(), d.Index+1, d.SimState, d.RealAt))
+				diff := fmt.Sprintf("%s / %s (%s), state %d:\n    sim:  %s\n    real: %s", name(s.Name), d.Entity, d.Verdict(), d.Index+1, d.SimState, d.RealAt)
+				if d.Unmatched > 0 {
+					diff += fmt.Sprintf("\n    orders part at sim state %d, which the real sequence lacks after the states before it: %s", d.Unmatched, d.UnmatchedState)
+				}
+				diffs = append(diffs, diff)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", name(s.Name), d.Entity, d.Sim, d.Real, d.Verdict())
 		}

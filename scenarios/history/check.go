@@ -65,6 +65,9 @@ func Check(h History) *Result {
 	steps, ops := Operations(h)
 	res, info := porcupine.CheckOperationsVerbose(Model, ops, CheckTimeout)
 	r := &Result{Linearizable: res, ops: ops, info: info, Violations: Invariants(h)}
+	if h.Incomplete != "" {
+		r.Violations = append([]Violation{{CheckComplete, h.Incomplete}}, r.Violations...)
+	}
 	if res != porcupine.Ok {
 		r.Illegal = explain(steps)
 	}

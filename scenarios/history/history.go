@@ -90,6 +90,10 @@ func (o *Op) OK() bool { return o.Err == "" }
 type History struct {
 	Facts []Fact `json:"facts"`
 	Ops   []Op   `json:"ops"`
+	// Incomplete says why the facts may lack the latest changes (a real
+	// cluster's watch had not caught up when the history was taken); Check
+	// fails such a history rather than judge it on a partial record.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // Events returns the facts as an event log, in recording order.

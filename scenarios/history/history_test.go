@@ -5,10 +5,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
@@ -184,4 +188,25 @@ func TestWriteArtifacts(t *testing.T) {
 	verdict, _ := os.ReadFile(filepath.Join(dir, VerdictFile))
 	assert.Contains(t, string(verdict), "seed 1")
 	assert.Contains(t, string(verdict), "Illegal")
+}
+
+func TestRecorderLiveFollowsTheWatch(t *testing.T) {
+	r := NewRecorder(time.Time{}, time.Now)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", ResourceVersion: "5"}}
+	r.Observe(watch.Added, pod, time.Time{})
+	key := LiveKey("*v1.Pod", "ns", "p")
+	assert.Equal(t, map[string]string{key: "5"}, r.Live())
+	pod.ResourceVersion = "7"
+	r.Observe(watch.Modified, pod, time.Time{})
+	assert.Equal(t, "7", r.Live()[key])
+	r.Observe(watch.Deleted, pod, time.Time{})
+	assert.Empty(t, r.Live())
+}
+
+func TestIncompleteHistoryFails(t *testing.T) {
+	h := upgrade(-1).h
+	h.Incomplete = "the watch lagged"
+	r := Check(h)
+	assert.False(t, r.OK())
+	assert.Contains(t, r.Failed(), CheckComplete)
 }

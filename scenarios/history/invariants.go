@@ -22,6 +22,8 @@ const (
 	CheckOneWrite      = "one-write-per-image"
 	CheckPhaseMonotone = "phase-monotone"
 	CheckSingleWriter  = "single-writer"
+	// CheckComplete fails a history taken before the watch caught up.
+	CheckComplete = "complete-history"
 )
 
 // Invariants checks h beside the porcupine model:

@@ -2,6 +2,8 @@ package history
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -25,12 +27,13 @@ type Recorder struct {
 	facts      []Fact
 	ops        []Op
 	reconciles int
+	live       map[string]string // "Kind/namespace/name" → resourceVersion last seen
 }
 
 // NewRecorder records times relative to start, read from now (the
 // simulator's virtual clock, or time.Now on a real cluster).
 func NewRecorder(start time.Time, now func() time.Time) *Recorder {
-	return &Recorder{start: start, now: now, events: eventlog.NewDetailedRecorder(start, nil)}
+	return &Recorder{start: start, now: now, events: eventlog.NewDetailedRecorder(start, nil), live: map[string]string{}}
 }
 
 // Observe records the facts in a watch event (realcluster.Sink).
@@ -38,11 +41,29 @@ func (r *Recorder) Observe(typ watch.EventType, obj client.Object, at time.Time)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events.Observe(typ, obj, at)
+	key := LiveKey(fmt.Sprintf("%T", obj), obj.GetNamespace(), obj.GetName())
+	if typ == watch.Deleted {
+		delete(r.live, key)
+	} else {
+		r.live[key] = obj.GetResourceVersion()
+	}
 	for _, e := range r.events.EventsSince(r.seen) {
 		r.seq++
 		r.facts = append(r.facts, Fact{Event: e, Seq: r.seq})
 		r.seen++
 	}
+}
+
+// LiveKey names an object in Live: its Go type ("*v1.Pod"), namespace and name.
+func LiveKey(goType, namespace, name string) string { return goType + "/" + namespace + "/" + name }
+
+// Live returns the resourceVersion of every object whose last recorded
+// event was not a deletion. When it equals a fresh list from the API
+// server, every change up to that list has been recorded.
+func (r *Recorder) Live() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.live)
 }
 
 // History returns a copy of what was recorded so far.

@@ -77,6 +77,7 @@ func (e *Env) AddOperator(name string, customize func(*controller.ApplicationUpg
 	m := controller.Mapper{Reader: e.Sim.Client()}
 	return e.Sim.AddController(name, rec,
 		simulator.Watch{Object: &upgradesv1alpha1.ApplicationUpgrade{}},
+		simulator.Watch{Object: &upgradesv1alpha1.ApplicationUpgrade{}, Map: m.Upgrade},
 		simulator.Watch{Object: &appsv1.Deployment{}, Map: m.Deployment},
 		simulator.Watch{Object: &appsv1.ReplicaSet{}, Map: m.ReplicaSet},
 		simulator.Watch{Object: &corev1.Pod{}, Map: m.Pod})

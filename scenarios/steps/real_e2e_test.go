@@ -21,7 +21,10 @@ import (
 	"github.com/lunadas/upgrade-operator/scenarios/cluster"
 )
 
-var operatorLogs = flag.Bool("operator-logs", false, "print the in-process operator's logs to stderr")
+var (
+	operatorLogs    = flag.Bool("operator-logs", false, "print the in-process operator's logs to stderr")
+	realConcurrency = flag.Int("real.concurrency", 4, "how many scenarios run at once on the real control plane, each in its own namespace with its own manager")
+)
 
 var (
 	realOnce  sync.Once
@@ -81,7 +84,7 @@ func realTags(extra string) string {
 // make fidelity.
 func TestFeaturesReal(t *testing.T) {
 	status, outcomes := Run(Config{
-		Backend: realBackend(t), Seed: *seed, T: t, Format: *format, Tags: realTags(*tags), Context: t.Context(),
+		Backend: realBackend(t), Seed: *seed, T: t, Format: *format, Tags: realTags(*tags), Context: t.Context(), Concurrency: *realConcurrency,
 		Replay: fmt.Sprintf("go test -tags e2e ./scenarios/steps -run %%s -seed %d -v", *seed),
 	})
 	logCounts(t, cluster.BackendReal, outcomes)

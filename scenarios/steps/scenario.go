@@ -74,7 +74,7 @@ func (s *scenario) finish(ctx context.Context, p *godog.Scenario, stepErr error)
 	case checkErr != nil:
 		out.Passed, out.Stage, out.Err = false, "check", checkErr.Error()
 	}
-	if !out.Passed || checkErr != nil {
+	if !out.Passed {
 		kind := "features"
 		if s.cfg.ExpectFailures {
 			kind = "mutants"

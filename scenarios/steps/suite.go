@@ -80,6 +80,9 @@ type Config struct {
 	Replay string
 	// Context bounds every step.
 	Context context.Context
+	// Concurrency is how many scenarios run at once (default 1). Each has
+	// its own cluster (a simulation, or a namespace and manager).
+	Concurrency int
 	// ExpectFailures marks a mutation run: failing scenarios are the point,
 	// so their artifacts go under artifacts/mutants and nothing is printed.
 	ExpectFailures bool
@@ -139,7 +142,7 @@ func Run(cfg Config) (int, []Outcome) {
 		},
 		Options: &godog.Options{
 			Format: cfg.Format, Output: cfg.Output, Paths: cfg.Paths, Tags: cfg.Tags, Strict: true,
-			TestingT: cfg.T, StopOnFailure: cfg.StopOnFailure, DefaultContext: cfg.Context, Concurrency: 1,
+			TestingT: cfg.T, StopOnFailure: cfg.StopOnFailure, DefaultContext: cfg.Context, Concurrency: max(cfg.Concurrency, 1),
 		},
 	}
 	status := suite.Run()
