@@ -43,6 +43,22 @@ type Config struct {
 	// Reconciler customises the reconciler under test (mutation tests); nil
 	// runs the product's.
 	Reconciler func(r *controller.ApplicationUpgradeReconciler)
+	// Faults, when set, injects faults into the run (scenarios/faults).
+	Faults Injector
+}
+
+// Injector injects faults into a run; scenarios/faults implements it.
+type Injector interface {
+	// Setup runs before the operator starts, before Config.Reconciler: it
+	// may replace the operator's client (a lagging cache, a named replica)
+	// and install interceptors.
+	Setup(ctx context.Context, sim *simulator.Sim, r *controller.ApplicationUpgradeReconciler) error
+	// Start runs once the upgrades are created, with the operator's
+	// controller; faults are timed from here.
+	Start(op *simulator.Controller)
+	// Done reports whether the run may end although not every upgrade is
+	// terminal (the upgrade was deleted and the operator had time to settle).
+	Done() bool
 }
 
 // Result is the outcome of a run; Elapsed is virtual time.
@@ -67,6 +83,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	sim.InstallKubeControllers(simulator.KubeOptions{})
 	sink := &eventSink{clock: sim.Clock(), start: start}
 	r := &controller.ApplicationUpgradeReconciler{Client: sim.Client(), Clock: sim.Clock(), Recorder: sink}
+	if cfg.Faults != nil {
+		if err := cfg.Faults.Setup(ctx, sim, r); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Reconciler != nil {
 		cfg.Reconciler(r)
 	}
@@ -90,7 +111,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := create(ctx, sim.Client(), upgrades); err != nil {
 		return nil, err
 	}
-	done := func() bool { return allTerminal(ctx, sim.Client()) }
+	if cfg.Faults != nil {
+		cfg.Faults.Start(ctl)
+	}
+	done := func() bool { return allTerminal(ctx, sim.Client()) || (cfg.Faults != nil && cfg.Faults.Done()) }
 	_, runErr := sim.Run(ctx, done, limit)
 	res := &Result{Elapsed: sim.Elapsed(), Events: rec.Events(), KubeEvents: sink.events, Reconciles: ctl.Reconciles(),
 		Reports: map[string]checks.Report{}}
