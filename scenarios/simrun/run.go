@@ -80,6 +80,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		rec.Observe(ev.Type, ev.Object, ev.Time)
 		tr.Observe(ev.Type, ev.Object, ev.Time)
 	})
+	// The stop conditions list objects: evaluate them only after a change.
+	changed := true
+	sim.Subscribe(func(simulator.WatchEvent) { changed = true })
+	whenChanged := func(cond func() bool) func() bool {
+		return func() bool {
+			if !changed {
+				return false
+			}
+			changed = false
+			return cond()
+		}
+	}
 	sim.InstallKubeControllers(simulator.KubeOptions{})
 	sink := &eventSink{clock: sim.Clock(), start: start}
 	r := &controller.ApplicationUpgradeReconciler{Client: sim.Client(), Clock: sim.Clock(), Recorder: sink}
@@ -105,7 +117,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	// The application is rolled out before the upgrade is applied, as a user would do.
-	if _, err := sim.Run(ctx, func() bool { return appRolledOut(ctx, sim.Client()) }, limit); err != nil {
+	if _, err := sim.Run(ctx, whenChanged(func() bool { return appRolledOut(ctx, sim.Client()) }), limit); err != nil {
 		return nil, fmt.Errorf("the application never rolled out before the upgrade: %w", err)
 	}
 	if err := create(ctx, sim.Client(), upgrades); err != nil {
@@ -114,7 +126,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Faults != nil {
 		cfg.Faults.Start(ctl)
 	}
-	done := func() bool { return allTerminal(ctx, sim.Client()) || (cfg.Faults != nil && cfg.Faults.Done()) }
+	changed = true
+	terminal := whenChanged(func() bool { return allTerminal(ctx, sim.Client()) })
+	done := func() bool { return terminal() || (cfg.Faults != nil && cfg.Faults.Done()) }
 	_, runErr := sim.Run(ctx, done, limit)
 	res := &Result{Elapsed: sim.Elapsed(), Events: rec.Events(), KubeEvents: sink.events, Reconciles: ctl.Reconciles(),
 		Reports: map[string]checks.Report{}}

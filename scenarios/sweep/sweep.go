@@ -100,7 +100,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	close(next)
 	wg.Wait()
-	sort.Slice(rep.Failures, func(i, j int) bool { return rep.Failures[i].Schedule.Faults[0].Call < rep.Failures[j].Schedule.Faults[0].Call })
+	sort.Slice(rep.Failures, func(i, j int) bool {
+		return rep.Failures[i].Schedule.Faults[0].Call < rep.Failures[j].Schedule.Faults[0].Call
+	})
 	return rep, ctx.Err()
 }
 
