@@ -109,12 +109,15 @@ func draw(rng *rand.Rand, k Kind) Fault {
 	case Conflict, Unavailable, Timeout, AmbiguousW:
 		f.Args["n"] = strconv.Itoa(1 + rng.Intn(6))
 	case Stale:
-		f.Args["for"] = secs(5, 40)
-		f.Args["lag"] = ms(500*time.Millisecond, 10*time.Second)
+		// early and long: the window should cover the operator's writes,
+		// when a stale read matters most (C03)
+		f.At = time.Duration(rng.Int63n(int64(Window/2/time.Millisecond))) * time.Millisecond
+		f.Args["for"] = secs(10, 60)
+		f.Args["lag"] = ms(200*time.Millisecond, 10*time.Second)
 		if rng.Intn(4) == 0 {
 			f.Args["events"] = strconv.Itoa(1 + rng.Intn(5))
 		}
-		f.Args["kind"] = []string{"all", "upgrades", "deployments", "replicasets", "pods"}[rng.Intn(5)]
+		f.Args["kind"] = []string{"all", "all", "all", "deployments", "deployments", "upgrades", "replicasets", "pods"}[rng.Intn(8)]
 	case Drop:
 		f.Args["for"] = secs(2, 40)
 		f.Args["kind"] = []string{"all", "upgrades", "deployments", "replicasets", "pods"}[rng.Intn(5)]

@@ -49,6 +49,7 @@ type informers struct {
 
 type informer struct {
 	name    string
+	retry   time.Duration // the reflector's back-off after a failed list
 	list    func() client.ObjectList
 	objs    map[types.NamespacedName]client.Object
 	pending []simulator.WatchEvent
@@ -196,8 +197,10 @@ func (inf *informers) relist(ctx context.Context, i *informer) {
 	i.pending = nil
 	list := i.list()
 	if err := inf.lister.List(ctx, list); err != nil {
-		return // the reflector retries; the next relist will catch up
+		inf.retryRelist(ctx, i)
+		return
 	}
+	i.retry = 0
 	items, _ := meta.ExtractList(list)
 	seen := map[types.NamespacedName]bool{}
 	for _, it := range items {
@@ -225,15 +228,27 @@ func (inf *informers) relist(ctx context.Context, i *informer) {
 	}
 }
 
+// retryRelist lists again after client-go's reflector back-off (800 ms
+// doubling to 30 s); events stay dropped until the list succeeds.
+func (inf *informers) retryRelist(ctx context.Context, i *informer) {
+	i.retry = min(max(2*i.retry, 800*time.Millisecond), 30*time.Second)
+	i.drop = true
+	inf.sim.Schedule(i.retry, "informer "+i.name+" relists", func() {
+		i.drop = false
+		inf.relist(ctx, i)
+	})
+}
+
 // reset is a cold start: every informer lists the store afresh; lags and
-// drops in force stay in force.
-func (inf *informers) reset(ctx context.Context) {
+// drops in force stay in force. An error means a list failed: the caches
+// have not synced and the controller must not start yet.
+func (inf *informers) reset(ctx context.Context) error {
 	for _, i := range inf.matching("all") {
 		i.pending = nil
 		i.objs = map[types.NamespacedName]client.Object{}
 		list := i.list()
 		if err := inf.lister.List(ctx, list); err != nil {
-			continue
+			return fmt.Errorf("list %s: %w", i.name, err)
 		}
 		items, _ := meta.ExtractList(list)
 		for _, it := range items {
@@ -243,6 +258,7 @@ func (inf *informers) reset(ctx context.Context) {
 			i.objs[client.ObjectKeyFromObject(obj)] = obj
 		}
 	}
+	return nil
 }
 
 func sortedKeys(m map[types.NamespacedName]client.Object) []types.NamespacedName {

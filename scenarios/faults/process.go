@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
@@ -39,10 +40,20 @@ func (p *process) identity() string { return fmt.Sprintf("%s_%d", p.name, p.inca
 func (p *process) stalled() bool { return p.in.sim.Now().Before(p.stallUntil) }
 
 // start cold-starts the process's controller: fresh informers, every
-// object enqueued.
+// object enqueued. As controller-runtime waits for its caches to sync,
+// the controller starts only once every informer has listed; a failed
+// list is retried a second later.
 func (p *process) start(ctx context.Context) {
+	incarnation := p.incarnation
 	if p.cache != nil {
-		p.cache.reset(ctx)
+		if err := p.cache.reset(ctx); err != nil {
+			p.in.sim.Schedule(time.Second, "cache sync of "+p.name, func() {
+				if p.alive && p.incarnation == incarnation && p.ctl.Crashed() && (p.leader || !p.in.leaseMode) {
+					p.start(ctx)
+				}
+			})
+			return
+		}
 	}
 	p.ctl.Restart()
 }
@@ -75,19 +86,11 @@ func (c *opClient) List(ctx context.Context, list client.ObjectList, opts ...cli
 }
 
 func (c *opClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-	err := c.Client.Patch(ctx, obj, patch, opts...)
-	if err == nil {
-		c.p.in.recordWrite(c.p, obj)
-	}
-	return err
+	return c.p.in.write(c.p, obj, func() error { return c.Client.Patch(ctx, obj, patch, opts...) })
 }
 
 func (c *opClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	err := c.Client.Update(ctx, obj, opts...)
-	if err == nil {
-		c.p.in.recordWrite(c.p, obj)
-	}
-	return err
+	return c.p.in.write(c.p, obj, func() error { return c.Client.Update(ctx, obj, opts...) })
 }
 
 // newProcess makes replica n; its reconciler is base with the process's client.
@@ -112,28 +115,66 @@ func (in *Injector) newProcess(ctx context.Context, n int) (*process, error) {
 	return p, nil
 }
 
-// recordWrite counts a successful write of a Deployment by the operator,
-// by Deployment and image, and checks it against a deleted upgrade.
-func (in *Injector) recordWrite(p *process, obj client.Object) {
+// write performs one Deployment write of the operator (other kinds pass
+// through). What it committed is seen by observeCommit during the call —
+// also when the operator is told it failed (an ambiguous write). A call
+// that succeeds without changing anything is a duplicate write.
+func (in *Injector) write(p *process, obj client.Object, call func() error) error {
 	d, ok := obj.(*appsv1.Deployment)
 	if !ok {
+		return call()
+	}
+	key := client.ObjectKeyFromObject(d)
+	in.inWrite = &pendingWrite{p: p, key: key}
+	err := call()
+	w := in.inWrite
+	in.inWrite = nil
+	if err == nil && !w.committed {
+		in.violate("duplicate write: %s wrote deployment %s at %s although it already had image %s",
+			p.name, key, simulator.FormatElapsed(in.sim.Elapsed()), images(d))
+	}
+	return err
+}
+
+// pendingWrite is an operator write in progress.
+type pendingWrite struct {
+	p         *process
+	key       types.NamespacedName
+	committed bool
+}
+
+// observeCommit records an operator write of a Deployment's images as it
+// commits, and checks it is the first of that image, and not made for an
+// upgrade deleted long ago.
+func (in *Injector) observeCommit(ev simulator.WatchEvent) {
+	w := in.inWrite
+	d, ok := ev.Object.(*appsv1.Deployment)
+	if w == nil || !ok || client.ObjectKeyFromObject(d) != w.key {
 		return
 	}
+	old, _ := ev.Old.(*appsv1.Deployment)
+	if old != nil && images(old) == images(d) {
+		return
+	}
+	w.committed = true
+	img := images(d)
+	in.writeLog = append(in.writeLog, Write{At: in.sim.Elapsed(), Process: w.p.name, Deployment: w.key.String(), Image: img})
+	if in.writes[w.key.String()+"="+img]++; in.writes[w.key.String()+"="+img] == 2 {
+		in.violate("duplicate write: deployment %s written twice with image %s (again by %s at %s)",
+			w.key, img, w.p.name, simulator.FormatElapsed(in.sim.Elapsed()))
+	}
+	if !in.deletedAt.IsZero() && in.sim.Now().Sub(in.deletedAt) > deleteSettle {
+		in.violate("deployment %s written by %s at %s, %s after its upgrade was deleted", w.key, w.p.name,
+			simulator.FormatElapsed(in.sim.Elapsed()), in.sim.Now().Sub(in.deletedAt))
+	}
+}
+
+func images(d *appsv1.Deployment) string {
 	imgs := make([]string, len(d.Spec.Template.Spec.Containers))
 	for i, c := range d.Spec.Template.Spec.Containers {
 		imgs[i] = c.Image
 	}
-	key := fmt.Sprintf("%s/%s=%s", d.Namespace, d.Name, strings.Join(imgs, ","))
-	in.writes[key]++
-	in.writeLog = append(in.writeLog, Write{At: in.sim.Elapsed(), Process: p.name, Deployment: d.Namespace + "/" + d.Name, Image: strings.Join(imgs, ",")})
-	if in.writes[key] == 2 {
-		in.violate("duplicate write: deployment %s/%s written twice with image %s (second by %s at %s)",
-			d.Namespace, d.Name, strings.Join(imgs, ","), p.name, simulator.FormatElapsed(in.sim.Elapsed()))
-	}
-	if !in.deletedAt.IsZero() && in.sim.Now().Sub(in.deletedAt) > deleteSettle {
-		in.violate("deployment %s/%s written by %s at %s, %s after its upgrade was deleted", d.Namespace, d.Name, p.name,
-			simulator.FormatElapsed(in.sim.Elapsed()), in.sim.Now().Sub(in.deletedAt))
-	}
+	return strings.Join(imgs, ",")
 }
 
 // Injected API errors.
