@@ -198,7 +198,7 @@ func (in *Injector) respec(f Fault) {
 			}
 			err := c.Update(in.ctx, u)
 			if err == nil {
-				in.spec[client.ObjectKeyFromObject(u)] = newTargetSpec(u)
+				in.retarget(u)
 				in.record(f, 0, fmt.Sprintf("upgrade %s/%s now targets %s and %s", u.Namespace, u.Name, u.Spec.Worker.Image, u.Spec.API.Image))
 				break
 			}
@@ -230,11 +230,19 @@ func (in *Injector) deleteUpgrades(f Fault) {
 			fresh := u.DeepCopy()
 			fresh.ResourceVersion, fresh.UID = "", ""
 			if err := c.Create(in.ctx, fresh); err == nil {
-				in.spec[client.ObjectKeyFromObject(u)] = newTargetSpec(u)
+				in.retarget(u)
 			}
 		}
 		in.deletedAt = time.Time{}
 	})
+}
+
+// retarget records u's new targets: the terminal state follows them, and
+// writing an image again is no duplicate once the targets changed (v2, v3,
+// then the original manifest re-applied: v2 again).
+func (in *Injector) retarget(u *upgradesv1alpha1.ApplicationUpgrade) {
+	in.spec[client.ObjectKeyFromObject(u)] = newTargetSpec(u)
+	in.writes = map[string]int{}
 }
 
 func (in *Injector) allDeleted() bool {

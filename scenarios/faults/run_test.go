@@ -131,6 +131,7 @@ func TestClusterActors(t *testing.T) {
 		"edit@5s:field=labels,edit@12s:field=annotations,edit@20s:dep=api:field=restart",
 		"respec@30s:dep=worker",
 		"delete@20s:recreate=10s",
+		"respec@1s,delete@40s:recreate=5s", // v2, v3, then v2 again: no duplicate
 		"kcm-lag@0s:for=40s:lag=4s",
 		"slow:ready=50s:exit=25s",
 	} {
