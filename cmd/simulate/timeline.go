@@ -17,7 +17,11 @@ func writeTimeline(path, title string, res *simrun.Result, fired []faults.Fired,
 		in.Order = append(in.Order, u.Spec.Worker.DeploymentRef.Name, u.Spec.API.DeploymentRef.Name)
 	}
 	for _, f := range fired {
-		in.Faults = append(in.Faults, timeline.Span{Label: f.Fault.String(), Start: f.Start.Seconds(), End: f.End.Seconds()})
+		label := f.Fault.String()
+		if f.Fault.Kind == "" {
+			label = f.Note
+		}
+		in.Faults = append(in.Faults, timeline.Span{Label: label, Start: f.Start.Seconds(), End: f.End.Seconds()})
 	}
 	f, err := os.Create(path)
 	if err != nil {

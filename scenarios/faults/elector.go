@@ -65,14 +65,20 @@ func (in *Injector) electorTick(p *process) {
 			return
 		}
 		if in.sim.Now().Sub(p.lastRenew) >= renewDeadline {
-			note := fmt.Sprintf("%s failed to renew the lease for %s: leader election lost, the process exits", p.name, renewDeadline)
-			in.note(note)
+			in.note(fmt.Sprintf("%s failed to renew the lease for %s: leader election lost, the process exits", p.name, renewDeadline))
+			in.marker(p.name + " lost the lease")
 			in.kill(p)
 			in.sim.Schedule(restartDelay, "restart "+p.name, func() { in.restart(p) })
 		}
 		return
 	}
 	in.acquire(p)
+}
+
+// marker records an event of the fault models (no fault of the schedule)
+// for the timeline.
+func (in *Injector) marker(label string) {
+	in.fired = append(in.fired, Fired{Start: in.sim.Elapsed(), End: in.sim.Elapsed(), Note: label})
 }
 
 func (in *Injector) note(line string) {
@@ -124,6 +130,7 @@ func (in *Injector) acquire(p *process) {
 	p.leader, p.lastRenew = true, in.sim.Now()
 	if in.elected {
 		in.note(fmt.Sprintf("%s acquired the lease and starts its controller with a cold cache", p.identity()))
+		in.marker(p.name + " leads")
 	}
 	in.elected = true
 	if p.ctl != nil && p.ctl.Crashed() {

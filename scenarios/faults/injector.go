@@ -32,7 +32,9 @@ const (
 	MaxCallsAtOnce = 300
 )
 
-// Fired is a fault as it happened: times since the start of the run.
+// Fired is a fault as it happened: times since the start of the run. A
+// Fired with no Fault kind marks an event of the fault models (a leader
+// lost or elected) described by Note.
 type Fired struct {
 	Fault      Fault
 	Start, End time.Duration

@@ -38,12 +38,13 @@ type Input struct {
 
 const (
 	width     = 1100.0
-	left      = 250.0
+	left      = 230.0
 	right     = 30.0
 	rowH      = 16.0
 	barH      = 10.0
 	headerH   = 22.0
-	topLanes  = 70.0
+	faultTop  = 30.0  // fault labels: two rows from here
+	topLanes  = 112.0 // bottom of the phase lane
 	legendH   = 46.0
 	axisH     = 24.0
 	colorTerm = "#f28e2b"
@@ -189,6 +190,13 @@ func short(img string) string {
 	return img
 }
 
+func tag(img string) string {
+	if i := strings.LastIndex(img, ":"); i > strings.LastIndex(img, "/") {
+		return img[i:]
+	}
+	return ""
+}
+
 func drawFaults(b *strings.Builder, spans []Span, x func(float64) float64, bottom float64) {
 	for i, f := range spans {
 		x0, x1 := x(f.Start), x(f.End)
@@ -196,23 +204,27 @@ func drawFaults(b *strings.Builder, spans []Span, x func(float64) float64, botto
 			x0, x1 = x0-1, x0+1
 		}
 		fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#e15759" fill-opacity="0.12" stroke="#e15759" stroke-opacity="0.5" stroke-dasharray="3,2"><title>%s</title></rect>`+"\n",
-			x0, 30.0, x1-x0, bottom-30, esc(f.Label))
-		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" fill="#c03030" font-size="10">⚡ %s</text>`+"\n", x0+2, 40+float64(i%3)*11, esc(f.Label))
+			x0, faultTop+float64(i%2)*12+3, x1-x0, bottom-faultTop-float64(i%2)*12-3, esc(f.Label))
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" fill="#c03030" font-size="10">⚡ %s</text>`+"\n", x0+2, faultTop+10+float64(i%2)*12, esc(f.Label))
 	}
 }
 
 func drawPhases(b *strings.Builder, phases []eventlog.Event, x func(float64) float64, bottom float64) {
 	fmt.Fprintf(b, `<text x="10" y="%.1f" font-weight="bold">ApplicationUpgrade phase</text>`+"\n", topLanes-6)
-	lastX := -100.0
-	row := 0
-	for _, p := range phases {
-		px := x(p.T)
-		if px-lastX < 95 {
-			row = (row + 1) % 2
-		} else {
-			row = 0
+	// phases close together are stacked, the first on top
+	rows := make([]int, len(phases))
+	for start := 0; start < len(phases); {
+		end := start + 1
+		for end < len(phases) && end-start < 4 && x(phases[end].T)-x(phases[start].T) < 110 {
+			end++
 		}
-		lastX = px
+		for i := start; i < end; i++ {
+			rows[i] = end - 1 - i
+		}
+		start = end
+	}
+	for i, p := range phases {
+		px, row := x(p.T), rows[i]
 		color := "#555"
 		switch p.Phase {
 		case "Completed":
@@ -222,7 +234,7 @@ func drawPhases(b *strings.Builder, phases []eventlog.Event, x func(float64) flo
 		}
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="1" stroke-dasharray="1,3"/>`+"\n", px, topLanes-14, px, bottom, color)
 		fmt.Fprintf(b, `<path d="M%.1f %.1f l4 -5 l-4 -5 l-4 5 z" fill="%s"><title>%s at %.1fs</title></path>`+"\n", px, topLanes-4, color, esc(p.Phase), p.T)
-		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" fill="%s" font-size="10">%s</text>`+"\n", px+5, topLanes-16-float64(row)*11, color, esc(p.Phase))
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" fill="%s" font-size="10">%s</text>`+"\n", px+6, topLanes-6-float64(row)*11, color, esc(p.Phase))
 	}
 }
 
@@ -250,7 +262,7 @@ func drawDeployment(b *strings.Builder, d *depRows, x func(float64) float64, y, 
 }
 
 func drawPod(b *strings.Builder, d *depRows, p *pod, x func(float64) float64, y, end float64) {
-	fmt.Fprintf(b, `<text x="18" y="%.1f" font-size="10" fill="#333">%s <tspan fill="#888">%s</tspan></text>`+"\n", y+11, esc(p.name), esc(short(p.image)))
+	fmt.Fprintf(b, `<text x="18" y="%.1f" font-size="10" fill="#333">%s <tspan fill="#888">%s</tspan><title>%s</title></text>`+"\n", y+11, esc(p.name), esc(tag(p.image)), esc(p.image))
 	stop := end
 	if p.deleted >= 0 {
 		stop = p.deleted
@@ -281,9 +293,9 @@ func drawPod(b *strings.Builder, d *depRows, p *pod, x func(float64) float64, y,
 	}
 }
 
-// drawAPIWrites draws a line across the picture at each image write after
-// the first of the last Deployment drawn... of every Deployment but the
-// first (the API writes in an ordered upgrade), so the handoff shows.
+// drawAPIWrites draws a line across the picture at each image write of
+// every Deployment but the first (the API writes of an ordered upgrade),
+// so the handoff from the old worker pods shows.
 func drawAPIWrites(b *strings.Builder, deps []*depRows, x func(float64) float64, bottom float64) {
 	if len(deps) < 2 {
 		return
