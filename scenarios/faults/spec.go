@@ -31,9 +31,10 @@ func (s Schedule) String() string {
 	return fmt.Sprintf("seed=%d scenario=%s faults=%s", s.Seed, s.Scenario, spec)
 }
 
-// Command is the one command that replays the schedule.
-func (s Schedule) Command() string {
-	args := fmt.Sprintf("--seed %d", s.Seed)
+// Command is the one command that replays the schedule; extra flags (such
+// as --manifests DIR for scenario "manifests") come first.
+func (s Schedule) Command(extra ...string) string {
+	args := strings.Join(append(extra, fmt.Sprintf("--seed %d", s.Seed)), " ")
 	if s.Scenario != "" && s.Scenario != "manifests" {
 		args += " --scenario " + s.Scenario
 	}

@@ -1,6 +1,8 @@
 package faults
 
 import (
+	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -131,4 +133,17 @@ func TestPrepareAppliesSetupFaultsToCopies(t *testing.T) {
 	assert.Equal(t, "registry.example.com/job-api:v2.0.0", upgradesOf(objs)[0].Spec.API.Image, "the input is not modified")
 	assert.Equal(t, Expectation{State: ExpectFailed, Reason: "APIRolloutFailed", Why: "API image registry.example.com/job-api:does-not-exist cannot roll out"},
 		newTargetSpec(u).expect())
+}
+
+// TestDocsListEveryFault keeps docs/faults.md in step with the catalog.
+func TestDocsListEveryFault(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/faults.md")
+	require.NoError(t, err)
+	for _, s := range Catalog {
+		assert.Contains(t, string(doc), "| `"+string(s.Kind)+"` |", "docs/faults.md has no row for %s", s.Kind)
+		assert.Contains(t, string(doc), s.Doc, "docs/faults.md describes %s differently: regenerate its row", s.Kind)
+		for _, p := range s.Params {
+			assert.Contains(t, string(doc), fmt.Sprintf("`%s` (%s): %s", p.Name, p.Default, p.Doc), "%s parameter %s", s.Kind, p.Name)
+		}
+	}
 }

@@ -30,6 +30,9 @@ type Config struct {
 	Objects []client.Object
 	Seed    int64
 	Workers int
+	// Stride > 1 samples every Stride-th crash point (quick checks); 0 or
+	// 1 sweeps them all.
+	Stride int
 	// Reconciler customises the reconciler under test (mutants).
 	Reconciler func(*controller.ApplicationUpgradeReconciler)
 	// Started is called once the number of crash points is known;
@@ -63,7 +66,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	rep.Calls = base.Calls
 	if cfg.Started != nil {
-		cfg.Started(rep.Calls)
+		cfg.Started((rep.Calls + max(cfg.Stride, 1) - 1) / max(cfg.Stride, 1))
 	}
 	workers := cfg.Workers
 	if workers <= 0 {
@@ -95,7 +98,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			}
 		}()
 	}
-	for k := 0; k < rep.Calls && ctx.Err() == nil; k++ {
+	stride := max(cfg.Stride, 1)
+	for k := 0; k < rep.Calls && ctx.Err() == nil; k += stride {
 		next <- k
 	}
 	close(next)
