@@ -67,6 +67,10 @@ func (in *Injector) electorTick(p *process) {
 		if in.sim.Now().Sub(p.lastRenew) >= renewDeadline {
 			in.note(fmt.Sprintf("%s failed to renew the lease for %s: leader election lost, the process exits", p.name, renewDeadline))
 			in.marker(p.name + " lost the lease")
+			if in.zombieLeaders { // test knob: a process that keeps running without its lease
+				p.leader = false
+				return
+			}
 			in.kill(p)
 			in.sim.Schedule(restartDelay, "restart "+p.name, func() { in.restart(p) })
 		}

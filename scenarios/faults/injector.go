@@ -65,6 +65,9 @@ type Injector struct {
 	cacheMode bool
 	leaseMode bool
 	elected   bool
+	// zombieLeaders (tests only) keeps a replica running after it lost
+	// its lease, to prove the one-writer check can fail.
+	zombieLeaders bool
 
 	started  bool
 	t0       time.Time

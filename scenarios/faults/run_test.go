@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lunadas/upgrade-operator/scenarios/simrun"
 )
 
 func run(t *testing.T, seed int64, scenario, spec string) (*Outcome, string, string) {
@@ -160,4 +162,21 @@ func TestEveryScenarioCompletesUndisturbed(t *testing.T) {
 		requireOK(t, o, tr)
 		assert.Equal(t, ExpectCompleted, o.ExpectedState(), name)
 	}
+}
+
+// TestOneWriterCheckCatchesAZombieLeader: a replica that keeps working
+// after losing its lease is caught writing without it.
+func TestOneWriterCheckCatchesAZombieLeader(t *testing.T) {
+	objs, err := demo()
+	require.NoError(t, err)
+	fs, err := ParseFaults("lease-lost@8s:for=20s")
+	require.NoError(t, err)
+	s := Schedule{Seed: 2, Scenario: "demo", Faults: fs}
+	objs = Prepare(objs, s.Faults)
+	in := NewInjector(s, upgradesOf(objs), nil)
+	in.zombieLeaders = true
+	_, err = simrun.Run(context.Background(), simrun.Config{Objects: objs, Seed: s.Seed, Limit: DefaultLimit, Faults: in})
+	require.NoError(t, err)
+	require.NotEmpty(t, in.errs)
+	assert.Contains(t, in.errs[0], "two writers: operator-0_1 wrote")
 }
