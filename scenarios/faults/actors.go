@@ -157,6 +157,12 @@ func (in *Injector) edit(f Fault) {
 			d.Labels = with(d.Labels, "example.com/edited-by", "someone")
 		case "annotations":
 			d.Annotations = with(d.Annotations, "example.com/edited-at", stamp)
+		case "replicas":
+			n := int32(1)
+			if d.Spec.Replicas != nil {
+				n = *d.Spec.Replicas + 1
+			}
+			d.Spec.Replicas = &n
 		case "restart":
 			d.Spec.Template.Annotations = with(d.Spec.Template.Annotations, "kubectl.kubernetes.io/restartedAt", stamp)
 		}

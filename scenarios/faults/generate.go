@@ -139,6 +139,7 @@ func draw(rng *rand.Rand, k Kind) Fault {
 		f.Args["replicas"] = strconv.Itoa(1 + rng.Intn(6))
 	case Edit:
 		f.Args["dep"] = dep()
+		// replicas changes come from scale; edit draws the other fields
 		f.Args["field"] = []string{"labels", "annotations", "restart"}[rng.Intn(3)]
 	case Respec:
 		f.Args["dep"] = []string{"worker", "api", "both"}[rng.Intn(3)]

@@ -130,7 +130,7 @@ func TestClusterActors(t *testing.T) {
 	for _, spec := range []string{
 		"node-lost@15s",
 		"scale@10s:replicas=5,scale@20s:dep=api:replicas=1",
-		"edit@5s:field=labels,edit@12s:field=annotations,edit@20s:dep=api:field=restart",
+		"edit@5s:field=labels,edit@12s:field=annotations,edit@20s:dep=api:field=restart,edit@25s:field=replicas",
 		"respec@30s:dep=worker",
 		"delete@20s:recreate=10s",
 		"respec@1s,delete@40s:recreate=5s", // v2, v3, then v2 again: no duplicate

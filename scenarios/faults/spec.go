@@ -179,7 +179,7 @@ func validate(f Fault) error {
 		case "kind":
 			err = oneOf(v, "all", "upgrades", "deployments", "replicasets", "pods")
 		case "field":
-			err = oneOf(v, "labels", "annotations", "restart")
+			err = oneOf(v, "labels", "annotations", "replicas", "restart")
 		case "node":
 			if v == "" {
 				err = fmt.Errorf("empty")

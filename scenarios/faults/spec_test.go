@@ -62,7 +62,7 @@ func TestParseErrorsNameTheFaultAndSayWhatIsAllowed(t *testing.T) {
 		"stale@1s:kind=nodes":  "want one of all, upgrades, deployments, replicasets, pods",
 		"scale@1s:dep=db":      "want one of worker, api",
 		"crash@3:down=forever": `parameter down="forever"`,
-		"edit@1s:field=spec":   "want one of labels, annotations, restart",
+		"edit@1s:field=spec":   "want one of labels, annotations, replicas, restart",
 	}
 	for spec, want := range cases {
 		_, err := ParseFaults(spec)
