@@ -11,6 +11,11 @@ GO ?= go
 ARGS ?=
 CONTROLLER_GEN_VERSION ?= v0.23.0
 CONTROLLER_GEN ?= $(BIN)/controller-gen
+# Deployment tools, each built from its own module under hack/tools/.
+KUSTOMIZE ?= $(BIN)/kustomize
+HELM ?= $(BIN)/helm
+KUBECTL ?= $(BIN)/kubectl
+CHART ?= deploy/helm/upgrade-operator
 # go test flags; CI keeps -v so every test is visible and counted.
 TESTFLAGS ?= -count=1
 
@@ -30,6 +35,10 @@ manifests: $(CONTROLLER_GEN) ## CRDs, RBAC and webhook configurations under depl
 	$(CONTROLLER_GEN) crd paths="./operator/api/..." output:crd:artifacts:config=deploy/crd/bases
 	$(CONTROLLER_GEN) webhook paths="./operator/..." output:webhook:artifacts:config=deploy/webhook
 	$(CONTROLLER_GEN) rbac:roleName=upgrade-operator-manager paths="./operator/..." output:rbac:artifacts:config=deploy/rbac
+	@# The Helm chart gets its own generated copies: a chart can only read files inside its directory.
+	$(CONTROLLER_GEN) crd paths="./operator/api/..." output:crd:artifacts:config=$(CHART)/crds
+	$(CONTROLLER_GEN) webhook paths="./operator/..." output:webhook:artifacts:config=$(CHART)/files/webhook
+	$(CONTROLLER_GEN) rbac:roleName=upgrade-operator-manager paths="./operator/..." output:rbac:artifacts:config=$(CHART)/files/rbac
 
 .PHONY: verify-generated
 verify-generated: generate manifests ## Fails when generated files differ from the committed ones.
@@ -52,16 +61,87 @@ simulate: ## Run the demo upgrade (or ARGS="--manifests DIR") in the simulator; 
 bench-sim: ## Simulator benchmarks: one demo run, seeded fault schedules (runs/s, virtual:wall, allocs per run).
 	$(GO) test -run '^$$' -bench . -benchtime 30x ./scenarios/faults/
 
+# RUN_FLAGS come before ARGS (the last of a repeated flag wins), e.g. the
+# quick-start test moves the metrics and probe ports off 8080/8081.
+RUN_FLAGS ?=
 .PHONY: run
 run: ## Run the manager against the current kubeconfig.
-	$(GO) run ./cmd/upgrade-operator $(ARGS)
+	$(GO) run ./cmd/upgrade-operator $(RUN_FLAGS) $(ARGS)
+
+##@ Deploy (the kubebuilder verbs; the cluster is the current kubeconfig's)
+
+IMG ?= ghcr.io/lunadas/upgrade-operator:0.1.0
+CONTAINER_TOOL ?= docker
+
+.PHONY: install
+install: ## Install the CRDs into the current kubeconfig's cluster (controller-runtime client; no kubectl).
+	$(GO) run ./cmd/crds install $(ARGS)
+
+.PHONY: uninstall
+uninstall: ## Delete the CRDs (and every ApplicationUpgrade and Upgrade) from the current kubeconfig's cluster.
+	$(GO) run ./cmd/crds uninstall $(ARGS)
+
+.PHONY: deploy
+deploy: $(KUSTOMIZE) $(KUBECTL) ## Deploy CRDs, RBAC and the manager (deploy/default, image IMG) to the current kubeconfig's cluster.
+	@# kustomize edit rewrites kustomization.yaml: edit a copy outside the module (go test ./... would see one inside).
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && cp -r deploy/. "$$tmp"/ && \
+		(cd "$$tmp"/default && $(KUSTOMIZE) edit set image ghcr.io/lunadas/upgrade-operator=$(IMG)) && \
+		echo "$(KUSTOMIZE) build deploy/default (image $(IMG)) | $(KUBECTL) apply -f -" && \
+		$(KUSTOMIZE) build "$$tmp"/default | $(KUBECTL) apply -f -
+
+.PHONY: undeploy
+undeploy: $(KUSTOMIZE) $(KUBECTL) ## Remove what make deploy created (CRDs and custom resources included).
+	$(KUSTOMIZE) build deploy/default | $(KUBECTL) delete --ignore-not-found -f -
+
+.PHONY: docker-build
+docker-build: ## Build the manager image IMG from the Dockerfile (needs a running Docker engine).
+	@if ! $(CONTAINER_TOOL) info >/dev/null 2>&1; then \
+		echo "docker-build: no container engine answers ('$(CONTAINER_TOOL) info' failed). The image cannot be built on this machine;"; \
+		echo "  on a machine with Docker run: $(CONTAINER_TOOL) build -t $(IMG) ."; \
+		echo "  the Dockerfile is linted by 'make test' (deploy/dockerfile_test.go)."; \
+		exit 1; \
+	fi
+	$(CONTAINER_TOOL) build -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: ## Push the manager image IMG.
+	$(CONTAINER_TOOL) push $(IMG)
 
 ##@ Test
 
 .PHONY: test
-test: ## Unit and simulator tests.
+test: ## Unit and simulator tests (the features and the mutants on the simulator included).
 	$(GO) vet ./...
 	$(GO) test $(TESTFLAGS) ./...
+
+##@ Scenarios (features/*.feature; ARGS e.g. "-godog.tags=@C01 -seed 7 -godog.format=progress")
+
+# One test package serves every target below; the real-cluster ones need the
+# e2e build tag (plus mutants / fidelity for those two) and the control plane
+# binaries in ./bin. A generic `go test -tags e2e ./...` runs the @real
+# features (TestFeaturesReal) and neither the mutants nor the fidelity report.
+STEPS_PKG := ./scenarios/steps
+E2E_TIMEOUT ?= 60m
+
+.PHONY: test-features
+test-features: ## Every scenario on the simulator, one subtest each.
+	$(GO) test $(TESTFLAGS) ./scenarios/... -run TestFeatures $(ARGS)
+
+.PHONY: test-features-real
+test-features-real: controlplane ## The @real scenarios on the local control plane; keeps their event logs for make fidelity.
+	$(GO) test -tags e2e $(TESTFLAGS) -timeout $(E2E_TIMEOUT) $(STEPS_PKG) -run '^TestFeaturesReal$$' $(ARGS)
+
+.PHONY: test-mutants
+test-mutants: controlplane ## C01-C04 against every mutant, on the simulator and the local control plane; passes only if each is caught.
+	$(GO) test -tags e2e,mutants $(TESTFLAGS) -v -timeout $(E2E_TIMEOUT) $(STEPS_PKG) -run '^TestMutants(Real)?$$' $(ARGS)
+
+# FIDELITY_REUSE=1 compares with the event logs of the last
+# test-features-real run instead of running the real scenarios again.
+FIDELITY_REUSE ?= 0
+.PHONY: fidelity
+fidelity: controlplane ## Sim vs real: state sequences of every @real scenario, agreement and phase-duration ratios.
+	$(GO) test -tags e2e,fidelity $(TESTFLAGS) -v -timeout $(E2E_TIMEOUT) $(STEPS_PKG) -run '^TestFidelity$$' \
+		-fidelity.reuse=$(if $(filter 1 true yes,$(FIDELITY_REUSE)),true,false) $(ARGS)
 
 ##@ Local control plane (real kube-apiserver, controllers, scheduler, etcd, kwok)
 
@@ -114,6 +194,69 @@ test-controlplane: controlplane ## End-to-end test of the local control plane (r
 .PHONY: test-envtest
 test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and kube-apiserver in KUBEBUILDER_ASSETS or ./bin.
 	KUBEBUILDER_ASSETS="$${KUBEBUILDER_ASSETS:-$(BIN)}" $(GO) test -tags envtest -v -count=1 ./operator/...
+
+# -parallel: the cases wait on kwok's pod timings, not on CPU; they share
+# one control plane and run side by side (one namespace each).
+.PHONY: test-e2e
+test-e2e: controlplane ## Real-controller e2e on the local control plane: C01–C07, operator restarts, the mutation check (E2E_SEED replays restarts).
+	$(GO) test -tags e2e -v -count=1 -parallel 16 -timeout 20m ./scenarios/e2e/ $(ARGS)
+
+# The same suite on a Kind cluster (sigs.k8s.io/kind library, real kubelet,
+# pause images). Without a reachable Docker engine it prints one line saying
+# so and exits 0. The test binary is built, then run, so that line is the
+# only output. KIND_NODE_IMAGE picks the node image, E2E_KIND_KEEP=1 keeps
+# the cluster.
+.PHONY: test-e2e-kind
+test-e2e-kind: ## Real-controller e2e on a Kind cluster where a Docker engine is reachable; skips (exit 0) otherwise.
+	@$(GO) test -c -tags e2ekind -o $(BIN)/e2e-kind.test ./scenarios/e2e
+	@cd scenarios/e2e && $(BIN)/e2e-kind.test -test.v -test.count=1 -test.parallel=16 -test.timeout=40m $(ARGS)
+
+##@ Deployment tools (each built from its own module under hack/tools/)
+
+
+.PHONY: tools
+tools: $(KUSTOMIZE) $(HELM) $(KUBECTL) ## Build kustomize, helm and kubectl into ./bin.
+
+.PHONY: kustomize helm kubectl
+kustomize: $(KUSTOMIZE) ## Build bin/kustomize (sigs.k8s.io/kustomize/kustomize/v5, hack/tools/kustomize).
+helm: $(HELM) ## Build bin/helm (helm.sh/helm/v3, hack/tools/helm).
+kubectl: $(KUBECTL) ## Build bin/kubectl (k8s.io/kubectl, hack/tools/kubectl).
+
+$(KUSTOMIZE): hack/tools/kustomize/go.mod hack/tools/kustomize/go.sum
+	@mkdir -p $(BIN)
+	$(TOOLS_BUILD) -C hack/tools/kustomize -ldflags "-s -w" -o $@ sigs.k8s.io/kustomize/kustomize/v5
+
+# As Helm's own Makefile: the version, and the Kubernetes version that
+# `helm template` and `helm lint` assume (else v1.20, below the chart's kubeVersion).
+HELM_LDFLAGS := -s -w -X helm.sh/helm/v3/internal/version.version=v3.22.0 \
+	-X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=37 \
+	-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=37
+$(HELM): hack/tools/helm/go.mod hack/tools/helm/go.sum
+	@mkdir -p $(BIN)
+	$(TOOLS_BUILD) -C hack/tools/helm -ldflags "$(HELM_LDFLAGS)" -o $@ helm.sh/helm/v3/cmd/helm
+
+$(KUBECTL): hack/tools/kubectl/go.mod hack/tools/kubectl/go.sum hack/tools/kubectl/main.go
+	@mkdir -p $(BIN)
+	$(TOOLS_BUILD) -C hack/tools/kubectl -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37" -o $@ .
+
+##@ Install paths on the local control plane (build tag e2e; scenarios/install)
+
+.PHONY: test-rbac
+test-rbac: controlplane $(HELM) ## Chart RBAC: namespaced-only with watchNamespaces, minimal, and sufficient (the manager as its ServiceAccount completes the demo).
+	$(GO) test -tags e2e -v -count=1 -run 'TestHelm|TestRBAC' ./scenarios/install/
+
+.PHONY: test-dryrun
+test-dryrun: controlplane $(HELM) $(KUSTOMIZE) ## Server-side dry run of the kustomize and Helm renderings.
+	$(GO) test -tags e2e -v -count=1 -run 'TestServerSideDryRun' ./scenarios/install/
+
+.PHONY: test-quickstart
+test-quickstart: controlplane $(KUBECTL) ## The quick start of docs/README.md, typed as written, on the local control plane.
+	$(GO) test -tags e2e -v -count=1 -run 'TestQuickStart' ./scenarios/install/
+
+.PHONY: lint-chart
+lint-chart: $(HELM) ## helm lint --strict of the chart, default and namespaced values.
+	$(HELM) lint --strict $(CHART)
+	$(HELM) lint --strict $(CHART) --set 'watchNamespaces={job-system}'
 
 .PHONY: help
 help:

@@ -25,6 +25,11 @@ import (
 // in the product, a deliberately weakened policy in mutation tests.
 type AssessFunc func(*appsv1.Deployment, []appsv1.ReplicaSet, []corev1.Pod, rollout.Options) rollout.Verdict
 
+// DecideFunc is the decision the reconciler takes from what it observed;
+// appupgrade.Next in the product, a deliberately broken transition policy
+// in mutation tests.
+type DecideFunc func(appupgrade.State) appupgrade.Step
+
 // ApplicationUpgradeReconciler drives one ApplicationUpgrade a step at a
 // time: get → observe both Deployments → appupgrade.Next → at most one image
 // write → one status patch. Nothing is kept between reconciles.
@@ -41,6 +46,8 @@ type ApplicationUpgradeReconciler struct {
 	AssessOptions rollout.Options
 	// AssessFunc defaults to rollout.Assess.
 	AssessFunc AssessFunc
+	// DecideFunc defaults to appupgrade.Next.
+	DecideFunc DecideFunc
 }
 
 // +kubebuilder:rbac:groups=upgrades.lunadas.dev,resources=applicationupgrades,verbs=get;list;watch
@@ -65,7 +72,11 @@ func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.R
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	step := appupgrade.Next(state)
+	decide := r.DecideFunc
+	if decide == nil {
+		decide = appupgrade.Next
+	}
+	step := decide(state)
 	if step.Write != nil {
 		if err := r.writeImage(ctx, state, step.Write); err != nil {
 			return ctrl.Result{}, err

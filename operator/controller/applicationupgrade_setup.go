@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 )
@@ -16,6 +17,13 @@ import (
 // mapped through DeploymentRefIndex. Pods are watched so that an old pod's
 // final deletion wakes the reconciler at once, without polling.
 func (r *ApplicationUpgradeReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
+	return r.SetupWithManagerAs(ctx, mgr, r)
+}
+
+// SetupWithManagerAs is SetupWithManager registering outer, a reconciler
+// that delegates to r (tests wrap r to record its calls or to weaken it on
+// purpose), with r's watches.
+func (r *ApplicationUpgradeReconciler) SetupWithManagerAs(ctx context.Context, mgr ctrl.Manager, outer reconcile.Reconciler) error {
 	if err := SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
@@ -26,5 +34,5 @@ func (r *ApplicationUpgradeReconciler) SetupWithManager(ctx context.Context, mgr
 		Watches(&appsv1.ReplicaSet{}, handler.EnqueueRequestsFromMapFunc(m.ReplicaSet)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(m.Pod)).
 		Named("applicationupgrade").
-		Complete(r)
+		Complete(outer)
 }

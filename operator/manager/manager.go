@@ -13,11 +13,14 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
@@ -38,6 +41,20 @@ type Options struct {
 	LeaderElectionNamespace string
 	// LeaderElectionID is the Lease name.
 	LeaderElectionID string
+
+	// AssessFunc replaces the rollout assessment (rollout.Assess when nil).
+	// Only tests set it: the mutation check weakens the readiness rule and
+	// expects the end-to-end suite to catch the ordering violation.
+	AssessFunc controller.AssessFunc
+	// Reconciler, when set, is called with the ApplicationUpgrade
+	// reconciler before it is registered and returns the reconciler to
+	// register, which must delegate to it (tests: a recording client, a
+	// deliberately weakened policy). Nil registers the product's reconciler.
+	Reconciler func(*controller.ApplicationUpgradeReconciler) reconcile.Reconciler
+	// SkipNameValidation lets several managers run in one process (tests
+	// that restart the operator in-process or run a second, differently
+	// configured manager); controller names must otherwise be unique.
+	SkipNameValidation bool
 }
 
 // DefaultLeaderElectionID is the Lease name used for leader election.
@@ -97,6 +114,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		// The new leader starts at once after a clean shutdown instead of
 		// waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
+		Controller:                    config.Controller{SkipNameValidation: ptr.To(opts.SkipNameValidation)},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
@@ -106,8 +124,13 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		Clock:           clock.RealClock{},
 		Recorder:        mgr.GetEventRecorder("upgrade-operator"),
 		WatchNamespaces: opts.WatchNamespaces,
+		AssessFunc:      opts.AssessFunc,
 	}
-	if err := r.SetupWithManager(ctx, mgr); err != nil {
+	var outer reconcile.Reconciler = r
+	if opts.Reconciler != nil {
+		outer = opts.Reconciler(r)
+	}
+	if err := r.SetupWithManagerAs(ctx, mgr, outer); err != nil {
 		return nil, fmt.Errorf("set up applicationupgrade controller: %w", err)
 	}
 	controller.SetPhaseMetricsReader(mgr.GetClient())

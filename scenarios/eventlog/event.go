@@ -20,6 +20,10 @@ const (
 	PodDeleting     = "PodDeleting" // deletionTimestamp set: the pod is terminating but may still serve
 	PodDeleted      = "PodDeleted"  // the pod object is gone
 	Phase           = "Phase"       // an ApplicationUpgrade's status.phase changed
+	// DeploymentStatus is recorded only by a detailed Recorder: a
+	// Deployment's generation, observedGeneration, spec.replicas or status
+	// counters changed.
+	DeploymentStatus = "DeploymentStatus"
 )
 
 // Event is one line of the log.
@@ -39,4 +43,33 @@ type Event struct {
 	Phase string `json:"phase"`
 	// RV is the object's resourceVersion at the event, where there is one.
 	RV string `json:"rv,omitempty"`
+
+	// The fields below are filled by a detailed Recorder only (NewDetailedRecorder).
+
+	// Images are every container's image: of a pod, or of a Deployment's
+	// pod template (DeploymentWrite, DeploymentStatus).
+	Images []string `json:"images,omitempty"`
+	// Hash is a pod's pod-template-hash label.
+	Hash string `json:"hash,omitempty"`
+	// Generation is an ApplicationUpgrade's status.observedGeneration (Phase events).
+	Generation int64 `json:"generation,omitempty"`
+	// Message is an ApplicationUpgrade's status.message (Phase events).
+	Message string `json:"message,omitempty"`
+	// Status is a Deployment's generation and counters (DeploymentStatus events).
+	Status *Counters `json:"status,omitempty"`
+}
+
+// Counters are the ordering-relevant parts of a Deployment: whether the
+// Deployment controller has observed its spec, and its replica counters.
+// Terminating is nil where the cluster does not report
+// status.terminatingReplicas.
+type Counters struct {
+	Generation         int64  `json:"generation"`
+	ObservedGeneration int64  `json:"observedGeneration"`
+	Spec               int32  `json:"spec"`
+	Replicas           int32  `json:"replicas"`
+	Updated            int32  `json:"updated"`
+	Ready              int32  `json:"ready"`
+	Available          int32  `json:"available"`
+	Terminating        *int32 `json:"terminating,omitempty"`
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,9 @@ type Recorder struct {
 	pods   map[types.NamespacedName]podSeen
 	phases map[types.NamespacedName]string
 	err    error
+
+	detailed bool
+	counters map[types.NamespacedName]Counters
 }
 
 type podSeen struct {
@@ -41,6 +45,17 @@ type podSeen struct {
 func NewRecorder(start time.Time, out io.Writer) *Recorder {
 	return &Recorder{start: start, out: out, deps: map[types.NamespacedName][]string{},
 		pods: map[types.NamespacedName]podSeen{}, phases: map[types.NamespacedName]string{}}
+}
+
+// NewDetailedRecorder is NewRecorder that also fills the detailed fields
+// (container images, pod-template hashes, the upgrade's generation and
+// message) and records DeploymentStatus events: what the history checks
+// and the fidelity report read.
+func NewDetailedRecorder(start time.Time, out io.Writer) *Recorder {
+	r := NewRecorder(start, out)
+	r.detailed = true
+	r.counters = map[types.NamespacedName]Counters{}
+	return r
 }
 
 // Observe records what changed in obj at time at; typ is the watch event type.
@@ -62,6 +77,9 @@ func (r *Recorder) deployment(typ watch.EventType, d *appsv1.Deployment, at time
 	key := client.ObjectKeyFromObject(d)
 	if typ == watch.Deleted {
 		delete(r.deps, key)
+		if r.detailed {
+			delete(r.counters, key)
+		}
 		return
 	}
 	images := containerImages(d.Spec.Template.Spec.Containers)
@@ -69,14 +87,56 @@ func (r *Recorder) deployment(typ watch.EventType, d *appsv1.Deployment, at time
 	r.deps[key] = images
 	for i, img := range images {
 		if !seen || i >= len(prev) || prev[i] != img {
-			r.add(Event{Event: DeploymentWrite, Namespace: d.Namespace, Name: d.Name, Deployment: d.Name, Image: img, RV: d.ResourceVersion}, at)
+			e := Event{Event: DeploymentWrite, Namespace: d.Namespace, Name: d.Name, Deployment: d.Name, Image: img, RV: d.ResourceVersion}
+			if r.detailed {
+				e.Images = images
+			}
+			r.add(e, at)
 		}
 	}
+	if r.detailed {
+		r.deploymentStatus(key, d, images, at)
+	}
+}
+
+// deploymentStatus records a DeploymentStatus event when the generation,
+// observedGeneration, spec.replicas or a status counter changed.
+func (r *Recorder) deploymentStatus(key types.NamespacedName, d *appsv1.Deployment, images []string, at time.Time) {
+	c := Counters{Generation: d.Generation, ObservedGeneration: d.Status.ObservedGeneration, Spec: 1,
+		Replicas: d.Status.Replicas, Updated: d.Status.UpdatedReplicas, Ready: d.Status.ReadyReplicas,
+		Available: d.Status.AvailableReplicas, Terminating: d.Status.TerminatingReplicas}
+	if d.Spec.Replicas != nil {
+		c.Spec = *d.Spec.Replicas
+	}
+	if prev, ok := r.counters[key]; ok && sameCounters(prev, c) {
+		return
+	}
+	r.counters[key] = c
+	cp := c
+	if c.Terminating != nil {
+		t := *c.Terminating
+		cp.Terminating = &t
+	}
+	r.add(Event{Event: DeploymentStatus, Namespace: d.Namespace, Name: d.Name, Deployment: d.Name,
+		Images: images, Status: &cp, RV: d.ResourceVersion}, at)
+}
+
+func sameCounters(a, b Counters) bool {
+	ta, tb := a.Terminating, b.Terminating
+	a.Terminating, b.Terminating = nil, nil
+	if a != b || (ta == nil) != (tb == nil) {
+		return false
+	}
+	return ta == nil || *ta == *tb
 }
 
 func (r *Recorder) pod(typ watch.EventType, p *corev1.Pod, at time.Time) {
 	key := client.ObjectKeyFromObject(p)
 	base := Event{Namespace: p.Namespace, Name: p.Name, Deployment: OwnerDeployment(p), Image: firstImage(p), RV: p.ResourceVersion}
+	if r.detailed {
+		base.Images = containerImages(p.Spec.Containers)
+		base.Hash = p.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
+	}
 	prev, seen := r.pods[key]
 	if typ == watch.Deleted {
 		if seen {
@@ -104,9 +164,18 @@ func (r *Recorder) phase(typ watch.EventType, u *upgradesv1alpha1.ApplicationUpg
 		delete(r.phases, key)
 		return
 	}
-	if p := string(u.Status.Phase); p != "" && p != r.phases[key] {
+	p := string(u.Status.Phase)
+	if r.detailed && p != "" {
+		// a spec change that lands in the phase it left is still a new phase
+		p += "@" + strconv.FormatInt(u.Status.ObservedGeneration, 10)
+	}
+	if p != "" && p != r.phases[key] {
 		r.phases[key] = p
-		r.add(Event{Event: Phase, Namespace: u.Namespace, Name: u.Name, Phase: p, RV: u.ResourceVersion}, at)
+		e := Event{Event: Phase, Namespace: u.Namespace, Name: u.Name, Phase: string(u.Status.Phase), RV: u.ResourceVersion}
+		if r.detailed {
+			e.Generation, e.Message = u.Status.ObservedGeneration, u.Status.Message
+		}
+		r.add(e, at)
 	}
 }
 
@@ -129,6 +198,16 @@ func (r *Recorder) Events() []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Event(nil), r.events...)
+}
+
+// EventsSince returns a copy of the events recorded after the first n.
+func (r *Recorder) EventsSince(n int) []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n >= len(r.events) {
+		return nil
+	}
+	return append([]Event(nil), r.events[n:]...)
 }
 
 // Err is the first error writing to out, if any.

@@ -34,6 +34,10 @@ type DemoConfig struct {
 	Out io.Writer
 	// WatchNamespaces is the manager's --watch-namespaces.
 	WatchNamespaces []string
+	// StartManager, when set, starts the manager instead of the in-process
+	// one (e.g. the built binary as a ServiceAccount); the channel yields
+	// its exit error. It is called once the demo app is rolled out.
+	StartManager func(ctx context.Context) (<-chan error, error)
 }
 
 const demoNamespace = "job-system"
@@ -113,6 +117,9 @@ func summarize(ups []upgradesv1alpha1.ApplicationUpgrade, events []eventlog.Even
 // startManager runs the operator's manager in-process; the returned channel
 // yields its exit error.
 func startManager(ctx context.Context, cfg DemoConfig) (<-chan error, error) {
+	if cfg.StartManager != nil {
+		return cfg.StartManager(ctx)
+	}
 	mgr, err := manager.New(ctx, cfg.RESTConfig, manager.Options{WatchNamespaces: cfg.WatchNamespaces, MetricsAddr: "0", ProbeAddr: "0"})
 	if err != nil {
 		return nil, err

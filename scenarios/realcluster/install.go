@@ -104,3 +104,28 @@ func applyRank(o client.Object) int {
 	}
 	return 2
 }
+
+// UninstallCRDs deletes every CRD in dir of fsys (and with it every custom
+// resource of that kind); CRDs that are already gone are skipped. It
+// returns the names it deleted.
+func UninstallCRDs(ctx context.Context, c client.Client, fsys fs.FS, dir string) ([]string, error) {
+	objs, err := manifests.LoadFS(fsys, dir, c.Scheme())
+	if err != nil {
+		return nil, err
+	}
+	var deleted []string
+	for _, o := range objs {
+		crd, ok := o.(*apiextensionsv1.CustomResourceDefinition)
+		if !ok {
+			continue
+		}
+		if err := c.Delete(ctx, crd); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return deleted, fmt.Errorf("delete crd %s: %w", crd.Name, err)
+		}
+		deleted = append(deleted, crd.Name)
+	}
+	return deleted, nil
+}

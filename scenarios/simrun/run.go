@@ -13,10 +13,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
-	"github.com/lunadas/upgrade-operator/operator/manager"
 	"github.com/lunadas/upgrade-operator/operator/rollout"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
@@ -43,6 +43,14 @@ type Config struct {
 	// Reconciler customises the reconciler under test (mutation tests); nil
 	// runs the product's.
 	Reconciler func(r *controller.ApplicationUpgradeReconciler)
+	// Wrap wraps the reconciler registered with the simulator (a recorder,
+	// a mutant transition policy); nil registers it as is.
+	Wrap func(reconcile.Reconciler) reconcile.Reconciler
+	// Kube configures the Kubernetes models (watch delays, feature gates).
+	Kube simulator.KubeOptions
+	// Observe, when set, is called with every committed change after the
+	// event log and transcript (it must not write; see simulator.Subscribe).
+	Observe func(simulator.WatchEvent)
 	// Faults, when set, injects faults into the run (scenarios/faults).
 	Faults Injector
 }
@@ -72,82 +80,49 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if limit == 0 {
 		limit = DefaultLimit
 	}
-	sim := simulator.New(simulator.Options{Seed: cfg.Seed, Scheme: manager.NewScheme()})
-	start := sim.Now()
-	rec := eventlog.NewRecorder(start, cfg.EventLog)
-	tr := transcript.New(cfg.Transcript, start)
-	sim.Subscribe(func(ev simulator.WatchEvent) {
-		rec.Observe(ev.Type, ev.Object, ev.Time)
-		tr.Observe(ev.Type, ev.Object, ev.Time)
-	})
-	// The stop conditions list objects: evaluate them only after a change.
-	changed := true
-	sim.Subscribe(func(simulator.WatchEvent) { changed = true })
-	whenChanged := func(cond func() bool) func() bool {
-		return func() bool {
-			if !changed {
-				return false
-			}
-			changed = false
-			return cond()
-		}
-	}
-	sim.InstallKubeControllers(simulator.KubeOptions{})
-	sink := &eventSink{clock: sim.Clock(), start: start}
-	r := &controller.ApplicationUpgradeReconciler{Client: sim.Client(), Clock: sim.Clock(), Recorder: sink}
-	if cfg.Faults != nil {
-		if err := cfg.Faults.Setup(ctx, sim, r); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.Reconciler != nil {
-		cfg.Reconciler(r)
-	}
-	if err := controller.SetupIndexes(ctx, sim.FieldIndexer()); err != nil {
+	env, err := NewEnv(ctx, cfg)
+	if err != nil {
 		return nil, err
 	}
-	m := controller.Mapper{Reader: sim.Client()}
-	ctl := sim.AddController("applicationupgrade", r,
-		simulator.Watch{Object: &upgradesv1alpha1.ApplicationUpgrade{}},
-		simulator.Watch{Object: &appsv1.Deployment{}, Map: m.Deployment},
-		simulator.Watch{Object: &appsv1.ReplicaSet{}, Map: m.ReplicaSet},
-		simulator.Watch{Object: &corev1.Pod{}, Map: m.Pod})
 	app, upgrades := splitUpgrades(cfg.Objects)
-	if err := create(ctx, sim.Client(), app); err != nil {
+	if err := env.Create(ctx, app); err != nil {
 		return nil, err
 	}
 	// The application is rolled out before the upgrade is applied, as a user would do.
-	if _, err := sim.Run(ctx, whenChanged(func() bool { return appRolledOut(ctx, sim.Client()) }), limit); err != nil {
+	if _, err := env.Sim.Run(ctx, env.whenChanged(func() bool { return appRolledOut(ctx, env.Sim.Client()) }), limit); err != nil {
 		return nil, fmt.Errorf("the application never rolled out before the upgrade: %w", err)
 	}
-	if err := create(ctx, sim.Client(), upgrades); err != nil {
+	if err := env.Create(ctx, upgrades); err != nil {
 		return nil, err
 	}
 	if cfg.Faults != nil {
-		cfg.Faults.Start(ctl)
+		cfg.Faults.Start(env.Operator)
 	}
-	changed = true
-	terminal := whenChanged(func() bool { return allTerminal(ctx, sim.Client()) })
+	terminal := env.whenChanged(func() bool { return allTerminal(ctx, env.Sim.Client()) })
 	done := func() bool { return terminal() || (cfg.Faults != nil && cfg.Faults.Done()) }
-	_, runErr := sim.Run(ctx, done, limit)
-	res := &Result{Elapsed: sim.Elapsed(), Events: rec.Events(), KubeEvents: sink.events, Reconciles: ctl.Reconciles(),
-		Reports: map[string]checks.Report{}}
-	var list upgradesv1alpha1.ApplicationUpgradeList
-	if err := sim.Client().List(ctx, &list); err != nil {
-		return nil, fmt.Errorf("list applicationupgrades: %w", err)
-	}
-	sort.Slice(list.Items, func(i, j int) bool { return key(&list.Items[i]) < key(&list.Items[j]) })
-	res.Upgrades = list.Items
-	for i := range list.Items {
-		u := &list.Items[i]
-		res.Reports[key(u)] = checks.Ordering(res.Events, checks.Pair{Namespace: u.Namespace,
-			Worker: u.Spec.Worker.DeploymentRef.Name, API: u.Spec.API.DeploymentRef.Name})
-	}
-	tr.Finish(*res)
-	if err := rec.Err(); err != nil {
-		return res, fmt.Errorf("write event log: %w", err)
+	_, runErr := env.Sim.Run(ctx, done, limit)
+	res, err := env.Summary(ctx)
+	if err != nil {
+		return res, err
 	}
 	return res, runErr
+}
+
+// judge lists the ApplicationUpgrades, sorted by namespace/name, and checks
+// the ordering of each over events.
+func judge(ctx context.Context, c client.Reader, events []eventlog.Event) ([]upgradesv1alpha1.ApplicationUpgrade, map[string]checks.Report, error) {
+	var list upgradesv1alpha1.ApplicationUpgradeList
+	if err := c.List(ctx, &list); err != nil {
+		return nil, nil, fmt.Errorf("list applicationupgrades: %w", err)
+	}
+	sort.Slice(list.Items, func(i, j int) bool { return key(&list.Items[i]) < key(&list.Items[j]) })
+	reports := map[string]checks.Report{}
+	for i := range list.Items {
+		u := &list.Items[i]
+		reports[key(u)] = checks.Ordering(events, checks.Pair{Namespace: u.Namespace,
+			Worker: u.Spec.Worker.DeploymentRef.Name, API: u.Spec.API.DeploymentRef.Name})
+	}
+	return list.Items, reports, nil
 }
 
 func key(u *upgradesv1alpha1.ApplicationUpgrade) string { return u.Namespace + "/" + u.Name }

@@ -1,0 +1,116 @@
+// Command crds installs or removes the operator's CustomResourceDefinitions
+// (generated into deploy/crd/bases, embedded here) in the cluster of the
+// current kubeconfig, with controller-runtime's client: `make install` and
+// `make uninstall`, no kubectl needed.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/lunadas/upgrade-operator/deploy"
+	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
+)
+
+func main() {
+	if err := newCommand().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "crds:", err)
+		os.Exit(1)
+	}
+}
+
+func newCommand() *cobra.Command {
+	var (
+		kubeconfig string
+		timeout    time.Duration
+	)
+	connect := func() (client.Client, error) {
+		cfg, err := restConfig(kubeconfig)
+		if err != nil {
+			return nil, err
+		}
+		c, err := client.New(cfg, client.Options{Scheme: realcluster.Scheme()})
+		if err != nil {
+			return nil, fmt.Errorf("connect to %s: %w", cfg.Host, err)
+		}
+		return c, nil
+	}
+	root := &cobra.Command{
+		Use:           "crds",
+		Short:         "Install or uninstall the upgrade-operator CRDs in the current kubeconfig's cluster",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&kubeconfig, "kubeconfig", "", "path to a kubeconfig; empty uses $KUBECONFIG, then ~/.kube/config")
+	root.PersistentFlags().DurationVar(&timeout, "timeout", time.Minute, "how long to wait for the cluster")
+	root.AddCommand(&cobra.Command{
+		Use:   "install",
+		Short: "Create or update the CRDs and wait until they are Established",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := signalContext(timeout)
+			defer cancel()
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			if err := realcluster.InstallCRDs(ctx, c, deploy.CRDs, "crd/bases", timeout); err != nil {
+				return fmt.Errorf("%w (is the cluster up and the kubeconfig right?)", err)
+			}
+			fmt.Println("CRDs installed and Established: applicationupgrades.upgrades.lunadas.dev, upgrades.upgrade.starlingx.io")
+			return nil
+		},
+	})
+	root.AddCommand(&cobra.Command{
+		Use:   "uninstall",
+		Short: "Delete the CRDs, and with them every ApplicationUpgrade and Upgrade",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := signalContext(timeout)
+			defer cancel()
+			c, err := connect()
+			if err != nil {
+				return err
+			}
+			deleted, err := realcluster.UninstallCRDs(ctx, c, deploy.CRDs, "crd/bases")
+			if err != nil {
+				return err
+			}
+			fmt.Printf("CRDs deleted: %v\n", deleted)
+			return nil
+		},
+	})
+	return root
+}
+
+func signalContext(timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	return ctx, func() { cancel(); stop() }
+}
+
+// restConfig loads --kubeconfig, else $KUBECONFIG / ~/.kube/config.
+func restConfig(path string) (*rest.Config, error) {
+	if path == "" {
+		cfg, err := ctrl.GetConfig()
+		if err != nil {
+			return nil, fmt.Errorf("load kubeconfig: %w (set KUBECONFIG or pass --kubeconfig)", err)
+		}
+		return cfg, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("load kubeconfig %s: %w", path, err)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,78 @@
+{{/* Full name: the release name, with the chart name added when absent. */}}
+{{- define "upgrade-operator.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "upgrade-operator.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{ include "upgrade-operator.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{- define "upgrade-operator.selectorLabels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: manager
+{{- end -}}
+
+{{- define "upgrade-operator.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "upgrade-operator.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- required "serviceAccount.name is required when serviceAccount.create is false" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "upgrade-operator.webhookService" -}}
+{{ include "upgrade-operator.fullname" . }}-webhook
+{{- end -}}
+
+{{- define "upgrade-operator.webhookSecret" -}}
+{{ include "upgrade-operator.fullname" . }}-webhook-tls
+{{- end -}}
+
+{{/*
+The manager's rules come from files/rbac/role.yaml, which `make manifests`
+generates from the +kubebuilder:rbac markers. They are split three ways:
+  leaseRules    coordination.k8s.io: leader election, in the release namespace;
+  platformRules upgrade.starlingx.io: the cluster-scoped Upgrade API;
+  appRules      everything else: ApplicationUpgrades, Deployments,
+                ReplicaSets, pods and events in the watched namespaces.
+Each prints a YAML list.
+*/}}
+{{- define "upgrade-operator.generatedRules" -}}
+{{- $role := .Files.Get "files/rbac/role.yaml" | fromYaml -}}
+{{- if not $role.rules -}}
+{{- fail "files/rbac/role.yaml has no rules: run make manifests" -}}
+{{- end -}}
+{{- toYaml $role.rules -}}
+{{- end -}}
+
+{{- define "upgrade-operator.leaseRules" -}}
+{{- $out := list -}}
+{{- range (include "upgrade-operator.generatedRules" . | fromYamlArray) -}}
+{{- if has "coordination.k8s.io" .apiGroups -}}{{- $out = append $out . -}}{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{- define "upgrade-operator.platformRules" -}}
+{{- $out := list -}}
+{{- range (include "upgrade-operator.generatedRules" . | fromYamlArray) -}}
+{{- if has "upgrade.starlingx.io" .apiGroups -}}{{- $out = append $out . -}}{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{- define "upgrade-operator.appRules" -}}
+{{- $out := list -}}
+{{- range (include "upgrade-operator.generatedRules" . | fromYamlArray) -}}
+{{- if not (or (has "coordination.k8s.io" .apiGroups) (has "upgrade.starlingx.io" .apiGroups)) -}}{{- $out = append $out . -}}{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}

@@ -1,0 +1,66 @@
+Feature: Failures are reported, named and never followed by the API write
+  A rollout that cannot finish — an image that cannot be pulled — fails the
+  upgrade from the pods' own state, well before the Deployment's progress
+  deadline. Configuration errors (a missing Deployment, an ambiguous
+  container) fail it at once with a message that says what to fix; fixing
+  the spec starts the upgrade over.
+
+  @real @C06
+  Scenario: C06 the new worker image cannot be pulled
+    Given a worker Deployment with 2 replicas, surge 1, unavailable 0, a progress deadline of 30s, pods ready after 2s and terminating in 2s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied with the worker image "registry.example.com/job-worker:does-not-exist"
+    Then the phase becomes "Failed" within 20 seconds
+    And the message names the image pull error
+    And the upgrade failed before the worker's progress deadline
+    And the API image is not written
+
+  @real @C07
+  Scenario: C07 a worker scaled up from zero with an image that cannot be pulled
+    Given a worker Deployment with 0 replicas, the image "registry.example.com/job-worker:does-not-exist", a progress deadline of 30s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    When the worker Deployment is scaled to 2 replicas
+    And the upgrade "upgrade-v2" is applied with the worker image "registry.example.com/job-worker:does-not-exist"
+    Then the phase becomes "Failed" within 20 seconds
+    And the message names the image pull error
+    And the upgrade failed before the worker's progress deadline
+    And the API image is not written
+
+  @real @C11
+  Scenario: C11 no container name while the worker has two containers
+    Given a worker Deployment with 1 replica, containers "worker" and "sidecar"
+    And an API Deployment with 1 replica
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied with no worker container name
+    Then the phase becomes "Failed" within 30 seconds
+    And the message contains "worker, sidecar"
+    And the message contains "containerName"
+    And no Deployment image is written
+
+  @real @C12
+  Scenario: C12 the worker Deployment does not exist, then the spec is fixed
+    Given a worker Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied with the worker Deployment "job-wroker"
+    Then the phase becomes "Failed" within 30 seconds
+    And the message names the worker Deployment "job-wroker"
+    And no Deployment image is written
+    When the upgrade "upgrade-v2" is changed to the worker Deployment "job-worker"
+    Then the phase becomes "Completed" within 5 minutes
+    And each Deployment image was written once
+    And the API image is never written while an old worker pod exists
+
+  @real
+  Scenario: a failed rollout recovers when the spec names a good image
+    Given a worker Deployment with 2 replicas, surge 1, unavailable 0, a progress deadline of 30s, pods ready after 2s and terminating in 3s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied with the worker image "registry.example.com/job-worker:does-not-exist"
+    Then the phase becomes "Failed" within 30 seconds
+    When the upgrade "upgrade-v2" is changed to the worker image "registry.example.com/job-worker:v2.0.0"
+    Then the phase becomes "Completed" within 5 minutes
+    And the status shows the worker image "job-worker:v2.0.0" and the API image "job-api:v2.0.0"
+    And the API image is never written while an old worker pod exists

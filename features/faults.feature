@@ -1,0 +1,57 @@
+Feature: The operator converges through API errors, restarts and leader changes
+  Every decision is derived from what the operator observes, nothing is
+  kept in memory, and every image write is guarded by the resourceVersion
+  it was decided on. So rejected writes are retried with back-off, a
+  restarted operator resumes where the cluster is, and a new leader takes
+  over without two writers at once.
+
+  @real @C08
+  Scenario: C08 every write is rejected with Conflict five times first
+    Given a worker Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 3s
+    And an API Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 3s
+    And the Deployments are rolled out
+    And the first 5 attempts of every write by the operator are rejected with Conflict
+    When the upgrade "upgrade-v2" is applied
+    Then the phase becomes "Completed" within 5 minutes
+    And every write of the operator was rejected 5 times before it succeeded
+    And the rejected attempts of each write were spread over at least 70 milliseconds
+    And each Deployment image was written once
+    And the API image is never written while an old worker pod exists
+
+  @real
+  Scenario: the operator restarts while the worker rolls out
+    Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 3s and terminating in 5s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied
+    And the phase becomes "WaitingForWorkers" within 1 minute
+    And the operator restarts
+    Then the phase becomes "Completed" within 5 minutes
+    And each Deployment image was written once
+    And the API image is never written while an old worker pod exists
+
+  @sim-only @C09
+  Scenario: C09 the operator is killed between its API calls over and over
+    Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 5s
+    And an API Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 5s
+    And the Deployments are rolled out
+    And the operator is killed after each of its API calls with probability 15% and restarted 2 seconds later
+    When the upgrade "upgrade-v2" is applied
+    Then the phase becomes "Completed" within 30 minutes
+    And the operator was killed at least 10 times
+    And each Deployment image was written once
+    And the API image is never written while an old worker pod exists
+
+  @sim-only @C10
+  Scenario: C10 the leader loses its lease in the middle of the worker's rollout
+    Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 5s and terminating in 10s
+    And an API Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 5s
+    And the Deployments are rolled out
+    And a second operator replica is on standby under leader election
+    When the upgrade "upgrade-v2" is applied
+    And the phase becomes "WaitingForWorkers" within 1 minute
+    And the leader's network stalls for 30 seconds
+    Then the phase becomes "Completed" within 10 minutes
+    And the standby replica took over and wrote
+    And each Deployment image was written once
+    And the API image is never written while an old worker pod exists

@@ -1,0 +1,345 @@
+//go:build envtest
+
+package controller
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+)
+
+// setUpRolledOut creates job-worker and job-api at v1, one replica each,
+// fully rolled out, and returns the old worker pod's name.
+func (w *envWorld) setUpRolledOut(workerReplicas int32) []string {
+	w.t.Helper()
+	w.createDeployment("job-worker", workerReplicas, "worker", workerV1)
+	w.createDeployment("job-api", 1, "api", apiV1)
+	w.rollOut("job-worker", false)
+	w.rollOut("job-api", false)
+	var names []string
+	for _, p := range w.podsOf("job-worker") {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// TestEnvtestManagerWalksThePhasesInOrder runs the real manager (cache,
+// watches, field index) on the envtest API server while the test plays the
+// Deployment controller: stale status, a surge window, then counters
+// complete with the old pod still terminating. The API image must stay
+// untouched until the old worker pod object is gone, and the phases must
+// follow the state machine exactly.
+func TestEnvtestManagerWalksThePhasesInOrder(t *testing.T) {
+	w := newEnvWorld(t)
+	oldPods := w.setUpRolledOut(1)
+	phases := w.recordPhases("upgrade-v2")
+	w.startManager()
+	w.createUpgrade("upgrade-v2", workerV2, apiV2, nil)
+
+	apiUntouched := func(when string) {
+		t.Helper()
+		require.Equal(t, apiV1, imageOf(w.deployment("job-api"), "api"), "API image written %s", when)
+	}
+	// The worker image is written; the controller has not observed it (stale, complete status).
+	w.eventually(30*time.Second, "worker image written and the stale status noticed", func() bool {
+		u := w.upgrade("upgrade-v2")
+		return imageOf(w.deployment("job-worker"), "worker") == workerV2 &&
+			u.Status.Phase == v1.PhaseWaitingForWorkers && messageHas(u, "observe generation 2")
+	})
+	apiUntouched("while the worker's generation is unobserved")
+
+	// Surge: the new pod is up beside the old one, replicas = desired+1.
+	rs := w.newReplicaSet(w.deployment("job-worker"))
+	w.createPods(rs, 1)
+	w.setStatus("job-worker", func(d *appsv1.Deployment, s *appsv1.DeploymentStatus) {
+		*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 1, ReadyReplicas: 2, AvailableReplicas: 2}
+	})
+	w.eventually(30*time.Second, "the surge noticed", func() bool {
+		return messageHas(w.upgrade("upgrade-v2"), "1 old replicas pending termination")
+	})
+	apiUntouched("during the surge window")
+
+	// Every counter complete, the old pod still terminating.
+	w.terminate(oldPods[0])
+	w.setStatus("job-worker", complete)
+	w.eventually(30*time.Second, "the terminating old pod noticed", func() bool {
+		return messageHas(w.upgrade("upgrade-v2"), oldPods[0], "(terminating)")
+	})
+	apiUntouched("while an old worker pod is terminating")
+
+	w.finishTermination(oldPods[0])
+	w.eventually(30*time.Second, "API image written after the old pod is gone", func() bool {
+		return imageOf(w.deployment("job-api"), "api") == apiV2
+	})
+	w.rollOut("job-api", false)
+	w.eventually(30*time.Second, "Completed", func() bool { return w.upgrade("upgrade-v2").Status.Phase == v1.PhaseCompleted })
+
+	assert.Equal(t, []v1.Phase{v1.PhasePending, v1.PhaseUpgradingWorkers, v1.PhaseWaitingForWorkers,
+		v1.PhaseUpgradingAPI, v1.PhaseWaitingForAPI, v1.PhaseCompleted}, phases(), "phases in order, each once")
+	u := w.upgrade("upgrade-v2")
+	assert.Equal(t, metav1.ConditionTrue, conditionStatus(u, v1.ConditionReady))
+	assert.Equal(t, int64(2), w.deployment("job-worker").Generation, "worker written once")
+	assert.Equal(t, int64(2), w.deployment("job-api").Generation, "API written once")
+}
+
+// recordPhases watches upgrade name and returns the distinct phases its
+// status went through, in order.
+func (w *envWorld) recordPhases(name string) func() []v1.Phase {
+	w.t.Helper()
+	wc := w.c.(client.WithWatch)
+	watcher, err := wc.Watch(w.ctx, &v1.ApplicationUpgradeList{}, client.InNamespace(w.ns))
+	require.NoError(w.t, err)
+	w.t.Cleanup(watcher.Stop)
+	var mu sync.Mutex
+	var phases []v1.Phase
+	go func() {
+		for ev := range watcher.ResultChan() {
+			u, ok := ev.Object.(*v1.ApplicationUpgrade)
+			if !ok || ev.Type == watch.Deleted || u.Name != name || u.Status.Phase == "" {
+				continue
+			}
+			mu.Lock()
+			if len(phases) == 0 || phases[len(phases)-1] != u.Status.Phase {
+				phases = append(phases, u.Status.Phase)
+			}
+			mu.Unlock()
+		}
+	}()
+	return func() []v1.Phase {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]v1.Phase(nil), phases...)
+	}
+}
+
+// TestEnvtestHoldsTheAPIUntilEveryOldWorkerPodIsGone calls the reconciler
+// directly, one reconcile at a time, through every state where a counters
+// rule would already write the API: stale status after the patch (with a
+// stale ProgressDeadlineExceeded too), the surge window, and counters
+// complete with the old pod terminating. Repeated reconciles write nothing.
+func TestEnvtestHoldsTheAPIUntilEveryOldWorkerPodIsGone(t *testing.T) {
+	w := newEnvWorld(t)
+	oldPods := w.setUpRolledOut(1)
+	w.createUpgrade("upgrade-v2", workerV2, apiV2, nil)
+
+	assert.Equal(t, v1.PhasePending, w.reconcile("upgrade-v2"))
+	assert.Equal(t, v1.PhaseUpgradingWorkers, w.reconcile("upgrade-v2"))
+	assert.Equal(t, v1.PhaseWaitingForWorkers, w.reconcile("upgrade-v2"))
+	worker := w.deployment("job-worker")
+	require.Equal(t, workerV2, imageOf(worker, "worker"))
+	require.Equal(t, int64(2), worker.Generation)
+
+	t.Run("stale status after the patch does not advance", func(t *testing.T) {
+		// The status still says complete for generation 1, with a leftover
+		// ProgressDeadlineExceeded from an earlier rollout.
+		w.setStatus("job-worker", func(d *appsv1.Deployment, s *appsv1.DeploymentStatus) {
+			s.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse,
+				Reason: "ProgressDeadlineExceeded", Message: "from an earlier rollout"}}
+		})
+		assert.Equal(t, v1.PhaseWaitingForWorkers, w.reconcile("upgrade-v2"))
+		assert.Contains(t, w.upgrade("upgrade-v2").Status.Message, "observe generation 2 (observed 1)")
+	})
+
+	t.Run("repeated reconciles write nothing", func(t *testing.T) {
+		workerRV, upgradeRV := w.deployment("job-worker").ResourceVersion, w.upgrade("upgrade-v2").ResourceVersion
+		apiRV := w.deployment("job-api").ResourceVersion
+		for range 5 {
+			assert.Equal(t, v1.PhaseWaitingForWorkers, w.reconcile("upgrade-v2"))
+		}
+		assert.Equal(t, workerRV, w.deployment("job-worker").ResourceVersion, "no second worker write")
+		assert.Equal(t, apiRV, w.deployment("job-api").ResourceVersion, "no API write")
+		assert.Equal(t, upgradeRV, w.upgrade("upgrade-v2").ResourceVersion, "no status patch when nothing changed")
+	})
+
+	t.Run("surge window: replicas = desired+1", func(t *testing.T) {
+		rs := w.newReplicaSet(w.deployment("job-worker"))
+		w.createPods(rs, 1)
+		w.setStatus("job-worker", func(d *appsv1.Deployment, s *appsv1.DeploymentStatus) {
+			*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 1, ReadyReplicas: 2, AvailableReplicas: 2}
+		})
+		for range 3 {
+			assert.Equal(t, v1.PhaseWaitingForWorkers, w.reconcile("upgrade-v2"))
+		}
+		assert.Contains(t, w.upgrade("upgrade-v2").Status.Message, "old replicas pending termination")
+		assert.Equal(t, apiV1, imageOf(w.deployment("job-api"), "api"))
+	})
+
+	t.Run("counters complete while the old pod terminates", func(t *testing.T) {
+		w.terminate(oldPods[0])
+		w.setStatus("job-worker", complete)
+		d := w.deployment("job-worker")
+		require.Equal(t, d.Status.Replicas, d.Status.UpdatedReplicas)
+		require.Equal(t, d.Status.Replicas, d.Status.AvailableReplicas)
+		for range 3 {
+			assert.Equal(t, v1.PhaseWaitingForWorkers, w.reconcile("upgrade-v2"))
+		}
+		assert.Contains(t, w.upgrade("upgrade-v2").Status.Message, "old pod "+oldPods[0])
+		assert.Contains(t, w.upgrade("upgrade-v2").Status.Message, "(terminating)")
+		assert.Equal(t, apiV1, imageOf(w.deployment("job-api"), "api"))
+	})
+
+	t.Run("API written once the old pod is gone, then Completed", func(t *testing.T) {
+		w.finishTermination(oldPods[0])
+		assert.Equal(t, v1.PhaseUpgradingAPI, w.reconcile("upgrade-v2"))
+		assert.Equal(t, apiV1, imageOf(w.deployment("job-api"), "api"), "UpgradingAPI records the decision; the write is the next step")
+		assert.Equal(t, v1.PhaseWaitingForAPI, w.reconcile("upgrade-v2"))
+		api := w.deployment("job-api")
+		assert.Equal(t, apiV2, imageOf(api, "api"))
+		for range 3 {
+			assert.Equal(t, v1.PhaseWaitingForAPI, w.reconcile("upgrade-v2"))
+		}
+		assert.Equal(t, api.ResourceVersion, w.deployment("job-api").ResourceVersion, "API written once")
+		w.rollOut("job-api", false)
+		assert.Equal(t, v1.PhaseCompleted, w.reconcile("upgrade-v2"))
+		assert.Equal(t, v1.PhaseCompleted, w.reconcile("upgrade-v2"))
+		assert.Equal(t, int64(2), w.deployment("job-worker").Generation)
+		assert.Equal(t, int64(2), w.deployment("job-api").Generation)
+	})
+}
+
+// TestEnvtestStuckWorkerFailsThenRecovers: a new worker pod that cannot pull
+// its image fails the upgrade (API untouched); so does the progress
+// deadline; fixing the spec starts over and completes.
+func TestEnvtestStuckWorkerFailsThenRecovers(t *testing.T) {
+	const bad = "registry.example.com/job-worker:does-not-exist"
+	for _, tc := range []struct {
+		name    string
+		stall   func(w *envWorld)
+		message []string
+	}{
+		{"image pull error on the new pod", func(w *envWorld) {
+			rs := w.newReplicaSet(w.deployment("job-worker"))
+			pod := w.createPods(rs, 1)[0]
+			var p corev1.Pod
+			require.NoError(w.t, w.c.Get(w.ctx, w.key(pod), &p))
+			p.Status.Phase = corev1.PodPending
+			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "worker", Image: bad,
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "not found"}}}}
+			require.NoError(w.t, w.c.Status().Update(w.ctx, &p))
+			w.setStatus("job-worker", func(d *appsv1.Deployment, s *appsv1.DeploymentStatus) {
+				*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1, UnavailableReplicas: 1}
+			})
+		}, []string{"Worker ", "/job-worker rollout failed", "ErrImagePull"}},
+		{"progress deadline exceeded", func(w *envWorld) {
+			w.setStatus("job-worker", func(d *appsv1.Deployment, s *appsv1.DeploymentStatus) {
+				*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
+					Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse,
+						Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "x" has timed out progressing.`}}}
+			})
+		}, []string{"/job-worker rollout failed", "exceeded its progress deadline"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newEnvWorld(t)
+			w.setUpRolledOut(1)
+			w.createUpgrade("upgrade-v2", bad, apiV2, nil)
+			w.reconcileUntil("upgrade-v2", v1.PhaseWaitingForWorkers, 3)
+			require.Equal(t, bad, imageOf(w.deployment("job-worker"), "worker"))
+			tc.stall(w)
+			assert.Equal(t, v1.PhaseFailed, w.reconcile("upgrade-v2"))
+			u := w.upgrade("upgrade-v2")
+			for _, part := range tc.message {
+				assert.Contains(t, u.Status.Message, part)
+			}
+			assert.Contains(t, u.Status.Message, w.ns+"/job-worker")
+			assert.Equal(t, metav1.ConditionTrue, conditionStatus(u, v1.ConditionStalled))
+			rv := u.ResourceVersion
+			assert.Equal(t, v1.PhaseFailed, w.reconcile("upgrade-v2"), "Failed is terminal for the generation")
+			assert.Equal(t, rv, w.upgrade("upgrade-v2").ResourceVersion)
+			assert.Equal(t, apiV1, imageOf(w.deployment("job-api"), "api"), "API untouched")
+
+			// Fix the spec: a new generation starts over from Pending.
+			u.Spec.Worker.Image = workerV2
+			require.NoError(t, w.c.Update(w.ctx, u))
+			assert.Equal(t, v1.PhasePending, w.reconcile("upgrade-v2"))
+			assert.Equal(t, v1.PhaseUpgradingWorkers, w.reconcile("upgrade-v2"))
+			assert.Equal(t, v1.PhaseWaitingForWorkers, w.reconcile("upgrade-v2"))
+			assert.Equal(t, workerV2, imageOf(w.deployment("job-worker"), "worker"))
+			w.rollOut("job-worker", false)
+			w.reconcileUntil("upgrade-v2", v1.PhaseWaitingForAPI, 3)
+			w.rollOut("job-api", false)
+			assert.Equal(t, v1.PhaseCompleted, w.reconcile("upgrade-v2"))
+			assert.Equal(t, int64(2), w.upgrade("upgrade-v2").Status.ObservedGeneration)
+		})
+	}
+}
+
+// TestEnvtestConfigErrorsFail: terminal configuration problems end Failed
+// with a message that says what to fix, and nothing is written.
+func TestEnvtestConfigErrorsFail(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		setUp   func(w *envWorld)
+		watched func(w *envWorld) []string
+		message func(w *envWorld) string
+	}{
+		{"missing worker deployment",
+			func(w *envWorld) { w.createDeployment("job-api", 1, "api", apiV1) }, nil,
+			func(w *envWorld) string {
+				return "worker: deployment " + w.ns + "/job-worker not found: create it or fix spec.worker.deploymentRef.name"
+			}},
+		{"two containers without containerName",
+			func(w *envWorld) {
+				w.createDeployment("job-worker", 1, "worker", workerV1, "sidecar", "registry.example.com/sidecar:v1")
+				w.createDeployment("job-api", 1, "api", apiV1)
+			}, nil,
+			func(w *envWorld) string {
+				return "worker: deployment " + w.ns + "/job-worker has 2 containers (worker, sidecar): set spec.worker.containerName to one of them"
+			}},
+		{"deployment outside --watch-namespaces",
+			func(w *envWorld) {
+				w.createDeployment("job-worker", 1, "worker", workerV1)
+				w.createDeployment("job-api", 1, "api", apiV1)
+			},
+			func(w *envWorld) []string { return []string{"job-system", "other"} },
+			func(w *envWorld) string {
+				return "namespace \"" + w.ns + "\", which this operator does not watch (--watch-namespaces=job-system,other): add the namespace to the flag"
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newEnvWorld(t)
+			tc.setUp(w)
+			if tc.watched != nil {
+				w.r.WatchNamespaces = tc.watched(w)
+			}
+			w.createUpgrade("upgrade-v2", workerV2, apiV2, func(u *v1.ApplicationUpgrade) {
+				if tc.name == "two containers without containerName" {
+					u.Spec.Worker.ContainerName = ""
+				}
+			})
+			assert.Equal(t, v1.PhasePending, w.reconcile("upgrade-v2"))
+			assert.Equal(t, v1.PhaseFailed, w.reconcile("upgrade-v2"))
+			u := w.upgrade("upgrade-v2")
+			assert.Contains(t, u.Status.Message, tc.message(w))
+			assert.Equal(t, metav1.ConditionTrue, conditionStatus(u, v1.ConditionStalled))
+			assert.Equal(t, metav1.ConditionFalse, conditionStatus(u, v1.ConditionReady))
+			var ds appsv1.DeploymentList
+			require.NoError(t, w.c.List(w.ctx, &ds, client.InNamespace(w.ns)))
+			for _, d := range ds.Items {
+				assert.Equal(t, int64(1), d.Generation, "deployment %s written", d.Name)
+			}
+		})
+	}
+}
+
+// TestEnvtestImagesAlreadyCurrent: both Deployments already run the target
+// images: the upgrade walks to Completed without writing anything.
+func TestEnvtestImagesAlreadyCurrent(t *testing.T) {
+	w := newEnvWorld(t)
+	w.setUpRolledOut(1)
+	w.createUpgrade("upgrade-v1", workerV1, apiV1, nil)
+	w.reconcileUntil("upgrade-v1", v1.PhaseCompleted, 8)
+	u := w.upgrade("upgrade-v1")
+	assert.Equal(t, metav1.ConditionTrue, conditionStatus(u, v1.ConditionReady))
+	assert.Equal(t, int64(1), w.deployment("job-worker").Generation, "worker not written")
+	assert.Equal(t, int64(1), w.deployment("job-api").Generation, "API not written")
+}

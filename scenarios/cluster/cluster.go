@@ -1,0 +1,134 @@
+// Package cluster is what the scenario steps talk to: a Cluster runs the
+// operator against either the simulator (Sim) or a real API server (Real,
+// the local control plane), records the history of both the cluster and the
+// operator's calls, and injects faults at the operator's API boundary.
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/scenarios/history"
+)
+
+// Backend names.
+const (
+	BackendSim  = "sim"
+	BackendReal = "real"
+)
+
+// ErrUnsupported is returned for a step a backend cannot perform (a fault
+// the real cluster cannot inject on demand); such scenarios are tagged
+// @sim-only.
+var ErrUnsupported = errors.New("not supported on this backend")
+
+// Policy is the operator build under test: the product's (the zero value)
+// or a deliberately weakened one (scenarios/mutants).
+type Policy struct {
+	// Name names the build in reports ("product" when empty).
+	Name string
+	// Customize changes the reconciler before it runs (e.g. AssessFunc).
+	Customize func(*controller.ApplicationUpgradeReconciler)
+	// Wrap wraps the reconciler (e.g. a different transition policy).
+	Wrap func(reconcile.Reconciler) reconcile.Reconciler
+}
+
+// String is the policy's name.
+func (p Policy) String() string {
+	if p.Name == "" {
+		return "product"
+	}
+	return p.Name
+}
+
+// Options configure a Cluster for one scenario.
+type Options struct {
+	// Scenario names the scenario (namespace, artifacts).
+	Scenario string
+	// Seed drives every random choice of the scenario (the simulator, fault
+	// schedules, names).
+	Seed int64
+	// Policy is the operator build under test.
+	Policy Policy
+}
+
+// Condition is polled by Eventually and Consistently; an error stops the wait.
+type Condition func(ctx context.Context) (bool, error)
+
+// Cluster is one scenario's cluster with the operator running.
+type Cluster interface {
+	// Backend is BackendSim or BackendReal.
+	Backend() string
+	// Namespace is the scenario's own namespace.
+	Namespace() string
+	// Client talks to the API server as a user does (not through the operator).
+	Client() client.Client
+	// Eventually returns once cond holds, or fails after timeout (virtual
+	// time in the simulator); what names the condition in the error.
+	Eventually(ctx context.Context, what string, timeout time.Duration, cond Condition) error
+	// Consistently fails as soon as cond does not hold during d.
+	Consistently(ctx context.Context, what string, d time.Duration, cond Condition) error
+	// RestartOperator kills the operator process and starts a new one with
+	// a cold cache (the simulator restarts it after a few virtual seconds).
+	RestartOperator(ctx context.Context) error
+	// Faults are the faults injected at the operator's API boundary.
+	Faults() *Faults
+	// History is what was recorded so far.
+	History() history.History
+	// Elapsed is the time since the scenario started (virtual in the simulator).
+	Elapsed() time.Duration
+	// Close stops the operator and releases the scenario's resources.
+	Close(ctx context.Context) error
+}
+
+// SimOnly is implemented by backends that inject faults a real cluster
+// cannot produce on demand.
+type SimOnly interface {
+	// KillOperatorRandomly kills the operator after each of its API calls
+	// with probability p (seeded) and restarts it after restartAfter.
+	KillOperatorRandomly(p float64, restartAfter time.Duration) error
+	// Kills is how many times the operator was killed so far.
+	Kills() int
+	// SlowDeploymentController delays every event to the Deployment controller by d.
+	SlowDeploymentController(d time.Duration) error
+	// AddStandbyReplica runs a second operator replica under leader
+	// election; the first is the leader.
+	AddStandbyReplica(ctx context.Context) error
+	// StallLeader cuts the leading replica off the API server for d.
+	StallLeader(ctx context.Context, d time.Duration) error
+}
+
+// namespaceFor derives a DNS-1123 namespace name from the scenario name and seed.
+func namespaceFor(scenario string, seed int64) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(scenario) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%s/%d", scenario, seed)
+	prefix := strings.Trim(b.String(), "-")
+	if prefix == "" {
+		prefix = "scenario"
+	}
+	return prefix + fmt.Sprintf("-%05x", h.Sum32()&0xfffff)
+}
+
+// rngFor is the scenario's random source for fault schedules.
+func rngFor(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed ^ 0x5eed)) }

@@ -1,0 +1,266 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/lunadas/upgrade-operator/deploy"
+	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/operator/manager"
+	"github.com/lunadas/upgrade-operator/scenarios/controlplane"
+	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
+)
+
+// PollInterval is how often Eventually and Consistently look at a real
+// cluster.
+const PollInterval = 50 * time.Millisecond
+
+// RealSuite is a real API server shared by the scenarios of a suite: the
+// local control plane (kube-apiserver, etcd, kube-controller-manager,
+// kube-scheduler, kwok), started once, with the CRDs installed.
+type RealSuite struct {
+	// ControlPlane is nil when the suite runs against RESTConfig given by
+	// the caller (a kubeconfig).
+	ControlPlane *controlplane.ControlPlane
+	RESTConfig   *rest.Config
+	client       client.Client
+}
+
+// StartRealSuite starts the local control plane from ./bin and installs the
+// CRDs. logf prints progress.
+func StartRealSuite(ctx context.Context, logf func(string, ...any)) (*RealSuite, error) {
+	cp, err := controlplane.Start(ctx, controlplane.Options{Logf: logf})
+	if err != nil {
+		return nil, err
+	}
+	s, err := NewRealSuite(ctx, cp.RESTConfig)
+	if err != nil {
+		cp.KeepLogs()
+		return nil, errors.Join(err, cp.Stop())
+	}
+	s.ControlPlane = cp
+	return s, nil
+}
+
+// NewRealSuite uses the cluster at cfg (any kubeconfig) and installs the CRDs.
+func NewRealSuite(ctx context.Context, cfg *rest.Config) (*RealSuite, error) {
+	c, err := client.New(cfg, client.Options{Scheme: realcluster.Scheme()})
+	if err != nil {
+		return nil, fmt.Errorf("create client: %w", err)
+	}
+	if err := realcluster.InstallCRDs(ctx, c, deploy.CRDs, "crd/bases", time.Minute); err != nil {
+		return nil, err
+	}
+	return &RealSuite{RESTConfig: cfg, client: c}, nil
+}
+
+// Stop stops the control plane, keeping its logs when keepLogs.
+func (s *RealSuite) Stop(keepLogs bool) error {
+	if s.ControlPlane == nil {
+		return nil
+	}
+	if keepLogs {
+		s.ControlPlane.KeepLogs()
+	}
+	return s.ControlPlane.Stop()
+}
+
+// Real runs a scenario on a real API server, in a namespace of its own,
+// with the operator's manager running in-process and scoped to it.
+type Real struct {
+	suite  *RealSuite
+	opts   Options
+	ns     string
+	start  time.Time
+	rec    *history.Recorder
+	faults *Faults
+	obs    *realcluster.Observer
+
+	mu  sync.Mutex
+	mgr *runningManager
+}
+
+type runningManager struct {
+	cancel context.CancelFunc
+	done   chan error
+}
+
+var _ Cluster = (*Real)(nil)
+
+// NewReal creates the scenario's namespace, starts recording its objects
+// and starts the operator.
+func NewReal(ctx context.Context, suite *RealSuite, opts Options) (*Real, error) {
+	r := &Real{suite: suite, opts: opts, ns: namespaceFor(opts.Scenario, time.Now().UnixNano()), start: time.Now(), faults: newFaults()}
+	r.rec = history.NewRecorder(r.start, time.Now)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.ns}}
+	if err := suite.client.Create(ctx, ns); err != nil {
+		return nil, fmt.Errorf("create namespace %s: %w", r.ns, err)
+	}
+	obs, err := realcluster.Observe(ctx, suite.RESTConfig, r.ns, r.rec)
+	if err != nil {
+		return nil, err
+	}
+	r.obs = obs
+	if err := r.startOperator(ctx); err != nil {
+		obs.Stop()
+		return nil, err
+	}
+	return r, nil
+}
+
+// startOperator runs a new manager (a new operator process, cold cache)
+// and returns once its caches are synced.
+func (r *Real) startOperator(ctx context.Context) error {
+	policy := r.opts.Policy
+	mgr, err := manager.New(ctx, r.suite.RESTConfig, manager.Options{
+		WatchNamespaces: []string{r.ns}, MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true,
+		Reconciler: func(rc *controller.ApplicationUpgradeReconciler) reconcile.Reconciler {
+			if policy.Customize != nil {
+				policy.Customize(rc)
+			}
+			rc.Client = r.rec.WrapClient(rc.Client, 0, r.faults)
+			var inner reconcile.Reconciler = rc
+			if policy.Wrap != nil {
+				inner = policy.Wrap(inner)
+			}
+			return r.rec.WrapReconciler(inner, 0)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	mctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mctx) }()
+	syncCtx, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	if !mgr.GetCache().WaitForCacheSync(syncCtx) {
+		cancel()
+		return fmt.Errorf("operator caches for namespace %s not synced within a minute: %w", r.ns, errors.Join(syncCtx.Err(), <-done))
+	}
+	r.mu.Lock()
+	r.mgr = &runningManager{cancel: cancel, done: done}
+	r.mu.Unlock()
+	return nil
+}
+
+// stopOperator stops the running manager and waits for it to exit.
+func (r *Real) stopOperator() error {
+	r.mu.Lock()
+	m := r.mgr
+	r.mgr = nil
+	r.mu.Unlock()
+	if m == nil {
+		return nil
+	}
+	m.cancel()
+	select {
+	case err := <-m.done:
+		return err
+	case <-time.After(30 * time.Second):
+		return errors.New("operator manager did not stop within 30s")
+	}
+}
+
+// operatorExited returns the error of a manager that stopped on its own.
+func (r *Real) operatorExited() error {
+	r.mu.Lock()
+	m := r.mgr
+	r.mu.Unlock()
+	if m == nil {
+		return nil
+	}
+	select {
+	case err := <-m.done:
+		m.done <- err
+		return fmt.Errorf("the operator stopped: %v", err)
+	default:
+		return nil
+	}
+}
+
+// Backend implements Cluster.
+func (r *Real) Backend() string { return BackendReal }
+
+// Namespace implements Cluster.
+func (r *Real) Namespace() string { return r.ns }
+
+// Client implements Cluster.
+func (r *Real) Client() client.Client { return r.suite.client }
+
+// Eventually implements Cluster by polling every PollInterval.
+func (r *Real) Eventually(ctx context.Context, what string, timeout time.Duration, cond Condition) error {
+	err := wait.PollUntilContextTimeout(ctx, PollInterval, timeout, true, func(ctx context.Context) (bool, error) {
+		if err := r.operatorExited(); err != nil {
+			return false, err
+		}
+		return cond(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("%s: not within %s: %w", what, timeout, err)
+	}
+	return nil
+}
+
+// Consistently implements Cluster by polling every PollInterval for d.
+func (r *Real) Consistently(ctx context.Context, what string, d time.Duration, cond Condition) error {
+	deadline := time.Now().Add(d)
+	for {
+		if err := r.operatorExited(); err != nil {
+			return err
+		}
+		ok, err := cond(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if !ok {
+			return fmt.Errorf("%s: broken after %s", what, time.Since(deadline.Add(-d)).Round(time.Millisecond))
+		}
+		if !time.Now().Before(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(PollInterval):
+		}
+	}
+}
+
+// RestartOperator implements Cluster: the manager is stopped and a new
+// one started with a cold cache.
+func (r *Real) RestartOperator(ctx context.Context) error {
+	if err := r.stopOperator(); err != nil {
+		return fmt.Errorf("stop the operator: %w", err)
+	}
+	return r.startOperator(ctx)
+}
+
+// Faults implements Cluster.
+func (r *Real) Faults() *Faults { return r.faults }
+
+// History implements Cluster.
+func (r *Real) History() history.History { return r.rec.History() }
+
+// Elapsed implements Cluster.
+func (r *Real) Elapsed() time.Duration { return time.Since(r.start) }
+
+// Close implements Cluster: the operator and the recording stop and the
+// namespace is deleted (without waiting for it to go).
+func (r *Real) Close(ctx context.Context) error {
+	err := r.stopOperator()
+	r.obs.Stop()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.ns}}
+	return errors.Join(err, client.IgnoreNotFound(r.suite.client.Delete(ctx, ns)))
+}

@@ -1,0 +1,175 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/simulator"
+)
+
+// RestartDelay is how long a restarted operator process takes to come back
+// in the simulator (a pod restart: image cached, container start).
+const RestartDelay = 2 * time.Second
+
+// Sim runs a scenario in the discrete-event simulator: virtual time, the
+// models of the Deployment and ReplicaSet controllers and of kwok's
+// kubelets, and the operator's real reconciler.
+type Sim struct {
+	opts   Options
+	env    *simrun.Env
+	rec    *history.Recorder
+	faults *Faults
+	ns     string
+	rng    *rand.Rand
+	ops    []*simulator.Controller // operator processes by replica
+	leader *leaderModel
+	kills  int
+}
+
+var (
+	_ Cluster = (*Sim)(nil)
+	_ SimOnly = (*Sim)(nil)
+)
+
+// NewSim creates the simulation of one scenario with the operator running.
+func NewSim(ctx context.Context, opts Options) (*Sim, error) {
+	s := &Sim{opts: opts, faults: newFaults(), ns: namespaceFor(opts.Scenario, opts.Seed), rng: rngFor(opts.Seed)}
+	s.rec = history.NewRecorder(simulator.DefaultStart, func() time.Time { return s.env.Sim.Now() })
+	env, err := simrun.NewEnv(ctx, simrun.Config{
+		Seed:       opts.Seed,
+		Observe:    func(ev simulator.WatchEvent) { s.rec.Observe(ev.Type, ev.Object, ev.Time) },
+		Reconciler: s.customize(0),
+		Wrap:       s.wrap(0),
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.env = env
+	s.ops = []*simulator.Controller{env.Operator}
+	return s, nil
+}
+
+// customize applies the policy under test, then records the replica's calls.
+func (s *Sim) customize(replica int) func(*controller.ApplicationUpgradeReconciler) {
+	return func(r *controller.ApplicationUpgradeReconciler) {
+		if s.opts.Policy.Customize != nil {
+			s.opts.Policy.Customize(r)
+		}
+		r.Client = s.rec.WrapClient(r.Client, replica, s.faults)
+	}
+}
+
+func (s *Sim) wrap(replica int) func(reconcile.Reconciler) reconcile.Reconciler {
+	return func(inner reconcile.Reconciler) reconcile.Reconciler {
+		if s.opts.Policy.Wrap != nil {
+			inner = s.opts.Policy.Wrap(inner)
+		}
+		return s.rec.WrapReconciler(inner, replica)
+	}
+}
+
+// Backend implements Cluster.
+func (s *Sim) Backend() string { return BackendSim }
+
+// Namespace implements Cluster.
+func (s *Sim) Namespace() string { return s.ns }
+
+// Client implements Cluster.
+func (s *Sim) Client() client.Client { return s.env.Sim.Client() }
+
+// Eventually implements Cluster in virtual time.
+func (s *Sim) Eventually(ctx context.Context, what string, timeout time.Duration, cond Condition) error {
+	var condErr error
+	err := s.env.RunUntil(ctx, what, func() bool {
+		ok, err := cond(ctx)
+		if err != nil {
+			condErr = err
+			return true
+		}
+		return ok
+	}, timeout)
+	if condErr != nil {
+		return fmt.Errorf("%s: %w", what, condErr)
+	}
+	return err
+}
+
+// Consistently implements Cluster in virtual time.
+func (s *Sim) Consistently(ctx context.Context, what string, d time.Duration, cond Condition) error {
+	sim := s.env.Sim
+	deadline := sim.Now().Add(d)
+	var condErr error
+	broken := func() bool {
+		ok, err := cond(ctx)
+		if err != nil {
+			condErr = err
+		}
+		return !ok
+	}
+	res, err := sim.Run(ctx, broken, deadline.Sub(simulator.DefaultStart))
+	switch {
+	case condErr != nil:
+		return fmt.Errorf("%s: %w", what, condErr)
+	case res.Stopped:
+		return fmt.Errorf("%s: broken at virtual %s", what, simulator.FormatElapsed(sim.Elapsed()))
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	_ = err // the limit was reached: d passed with cond holding
+	_, err = sim.RunUntil(ctx, deadline)
+	return err
+}
+
+// RestartOperator implements Cluster: the process dies at once and is
+// back after RestartDelay with a cold cache.
+func (s *Sim) RestartOperator(context.Context) error {
+	op := s.ops[0]
+	op.Crash()
+	s.env.Sim.Schedule(RestartDelay, "operator restart", op.Restart)
+	return nil
+}
+
+// Faults implements Cluster.
+func (s *Sim) Faults() *Faults { return s.faults }
+
+// History implements Cluster.
+func (s *Sim) History() history.History { return s.rec.History() }
+
+// Elapsed implements Cluster.
+func (s *Sim) Elapsed() time.Duration { return s.env.Sim.Elapsed() }
+
+// Close implements Cluster.
+func (s *Sim) Close(context.Context) error { return nil }
+
+// KillOperatorRandomly implements SimOnly.
+func (s *Sim) KillOperatorRandomly(p float64, restartAfter time.Duration) error {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	s.faults.after = func(op *history.Op) {
+		c := s.ops[op.Replica]
+		if c.Crashed() || s.rng.Float64() >= p {
+			return
+		}
+		c.Crash()
+		s.kills++
+		s.env.Sim.Schedule(restartAfter, "operator restart", c.Restart)
+	}
+	return nil
+}
+
+// Kills implements SimOnly.
+func (s *Sim) Kills() int { return s.kills }
+
+// SlowDeploymentController implements SimOnly.
+func (s *Sim) SlowDeploymentController(d time.Duration) error {
+	s.env.Sim.Controller(simulator.DeploymentControllerName).SetWatchDelay(d)
+	return nil
+}

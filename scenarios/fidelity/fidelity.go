@@ -1,0 +1,190 @@
+// Package fidelity compares what the simulator and a real cluster did in
+// the same scenario: the sequences of ordering-relevant states, ignoring
+// timing — per Deployment its status (generation observed; replicas,
+// updated, available, terminating) and its pods' lifecycle (created,
+// ready, deleting, deleted, by template), per upgrade its phases — and the
+// ratio of the phases' durations.
+package fidelity
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/lunadas/upgrade-operator/scenarios/checks"
+	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+)
+
+// Sequence is one entity's states in commit order, consecutive duplicates
+// collapsed.
+type Sequence struct {
+	// Entity is "<deployment> status", "<deployment> pods" or "<upgrade> phases".
+	Entity string
+	States []string
+}
+
+// Sequences extracts the ordering-relevant state sequences of a detailed
+// event log, sorted by entity.
+func Sequences(events []eventlog.Event) []Sequence {
+	by := map[string][]string{}
+	add := func(entity, state string) {
+		s := by[entity]
+		if len(s) == 0 || s[len(s)-1] != state {
+			by[entity] = append(s, state)
+		}
+	}
+	for _, e := range checks.Ordered(events) {
+		switch e.Event {
+		case eventlog.DeploymentStatus:
+			add(e.Name+" status", statusState(e.Status))
+		case eventlog.PodCreated, eventlog.PodReady, eventlog.PodDeleting, eventlog.PodDeleted:
+			add(e.Deployment+" pods", podState(e))
+		case eventlog.Phase:
+			add(e.Name+" phases", e.Phase)
+		}
+	}
+	out := make([]Sequence, 0, len(by))
+	for k, v := range by {
+		out = append(out, Sequence{Entity: k, States: v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Entity < out[j].Entity })
+	return out
+}
+
+func statusState(c *eventlog.Counters) string {
+	observed := "observed"
+	if c.ObservedGeneration < c.Generation {
+		observed = "NOT observed"
+	}
+	term := "-"
+	if c.Terminating != nil {
+		term = fmt.Sprint(*c.Terminating)
+	}
+	return fmt.Sprintf("%s spec %d rep %d upd %d avail %d term %s", observed, c.Spec, c.Replicas, c.Updated, c.Available, term)
+}
+
+// podState names a pod event by its template (the pod's images without
+// registry), since pod names and pod-template hashes differ by backend.
+func podState(e eventlog.Event) string {
+	images := e.Images
+	if len(images) == 0 {
+		images = []string{e.Image}
+	}
+	short := make([]string, len(images))
+	for i, img := range images {
+		short[i] = img[strings.LastIndex(img, "/")+1:]
+	}
+	kind := strings.ToLower(strings.TrimPrefix(e.Event, "Pod"))
+	return strings.Join(short, ",") + " " + kind
+}
+
+// Difference is where two sequences of one entity part.
+type Difference struct {
+	Entity    string
+	Sim, Real int // number of states
+	// Index is the first differing state (0-based); -1 when they agree.
+	Index            int
+	SimState, RealAt string
+	// RealRefines: every state of the simulator's sequence appears, in
+	// order, in the real one, which only adds intermediate states (a finer
+	// grain: events the simulator runs at one instant, the real cluster
+	// spreads over milliseconds). SimRefines is the converse.
+	RealRefines, SimRefines bool
+}
+
+// Agree reports whether the sequences were equal.
+func (d Difference) Agree() bool { return d.Index < 0 }
+
+// Verdict is "yes", "real refines sim", "sim refines real" or
+// "no, from state N".
+func (d Difference) Verdict() string {
+	switch {
+	case d.Agree():
+		return "yes"
+	case d.RealRefines:
+		return "real refines sim"
+	case d.SimRefines:
+		return "sim refines real"
+	}
+	return fmt.Sprintf("no, from state %d", d.Index+1)
+}
+
+// subsequence reports whether a appears in b in order.
+func subsequence(a, b []string) bool {
+	i := 0
+	for _, x := range b {
+		if i < len(a) && a[i] == x {
+			i++
+		}
+	}
+	return i == len(a)
+}
+
+// Compare lines up the sequences of sim and real, entity by entity.
+func Compare(sim, real []eventlog.Event) []Difference {
+	s, r := index(Sequences(sim)), index(Sequences(real))
+	entities := map[string]bool{}
+	for k := range s {
+		entities[k] = true
+	}
+	for k := range r {
+		entities[k] = true
+	}
+	names := make([]string, 0, len(entities))
+	for k := range entities {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]Difference, 0, len(names))
+	for _, n := range names {
+		a, b := s[n], r[n]
+		d := Difference{Entity: n, Sim: len(a), Real: len(b), Index: -1, RealRefines: subsequence(a, b), SimRefines: subsequence(b, a)}
+		for i := 0; i < len(a) || i < len(b); i++ {
+			sa, sb := at(a, i), at(b, i)
+			if sa != sb {
+				d.Index, d.SimState, d.RealAt = i, sa, sb
+				break
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func index(seqs []Sequence) map[string][]string {
+	m := map[string][]string{}
+	for _, s := range seqs {
+		m[s.Entity] = s.States
+	}
+	return m
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "(ended)"
+}
+
+// PhaseSpan is how long an upgrade stayed in a phase.
+type PhaseSpan struct {
+	Upgrade, Phase string
+	Seconds        float64
+}
+
+// PhaseDurations are the durations of every phase but the last of each
+// upgrade, in order.
+func PhaseDurations(events []eventlog.Event) []PhaseSpan {
+	var out []PhaseSpan
+	last := map[string]eventlog.Event{}
+	for _, e := range checks.Ordered(events) {
+		if e.Event != eventlog.Phase {
+			continue
+		}
+		if p, ok := last[e.Name]; ok {
+			out = append(out, PhaseSpan{Upgrade: p.Name, Phase: p.Phase, Seconds: e.T - p.T})
+		}
+		last[e.Name] = e
+	}
+	return out
+}

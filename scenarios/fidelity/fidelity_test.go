@@ -1,0 +1,61 @@
+package fidelity
+
+import (
+	"bytes"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+)
+
+type log struct {
+	events []eventlog.Event
+}
+
+func (l *log) add(e eventlog.Event) *log {
+	e.RV = strconv.Itoa(len(l.events) + 1)
+	e.T = float64(len(l.events))
+	l.events = append(l.events, e)
+	return l
+}
+
+func (l *log) status(avail int32) *log {
+	return l.add(eventlog.Event{Event: eventlog.DeploymentStatus, Name: "w", Status: &eventlog.Counters{Generation: 1, ObservedGeneration: 1, Spec: 2, Replicas: 2, Updated: 2, Available: avail}})
+}
+
+func (l *log) pod(kind, image string) *log {
+	return l.add(eventlog.Event{Event: kind, Deployment: "w", Images: []string{"registry.example.com/" + image}})
+}
+
+func (l *log) phase(p string) *log {
+	return l.add(eventlog.Event{Event: eventlog.Phase, Name: "u", Phase: p})
+}
+
+func TestCompare(t *testing.T) {
+	sim := (&log{}).status(0).status(2).pod(eventlog.PodCreated, "w:1").pod(eventlog.PodDeleted, "w:0").phase("Pending").phase("Completed")
+	real := (&log{}).status(0).status(1).status(2).pod(eventlog.PodDeleted, "w:0").pod(eventlog.PodCreated, "w:1").phase("Pending").phase("Completed")
+	diffs := Compare(sim.events, real.events)
+	require.Len(t, diffs, 3)
+	byEntity := map[string]Difference{}
+	for _, d := range diffs {
+		byEntity[d.Entity] = d
+	}
+	assert.Equal(t, "yes", byEntity["u phases"].Verdict())
+	assert.Equal(t, "real refines sim", byEntity["w status"].Verdict())
+	pods := byEntity["w pods"]
+	assert.Equal(t, "no, from state 1", pods.Verdict())
+	assert.Equal(t, "w:1 created", pods.SimState)
+	assert.Equal(t, "w:0 deleted", pods.RealAt)
+
+	spans := PhaseDurations(real.events)
+	require.Len(t, spans, 1)
+	assert.Equal(t, PhaseSpan{Upgrade: "u", Phase: "Pending", Seconds: 1}, spans[0])
+
+	var out bytes.Buffer
+	require.NoError(t, WriteReport(&out, []Scenario{{Name: "s", Sim: sim.events, Real: real.events}}))
+	assert.Contains(t, out.String(), "1 of 3 sequences agree state for state; 1 more differ only in grain")
+	assert.Contains(t, out.String(), "real: w:0 deleted")
+}

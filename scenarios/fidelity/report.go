@@ -1,0 +1,100 @@
+package fidelity
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+)
+
+// Scenario is one scenario's event logs from both backends.
+type Scenario struct {
+	Name      string
+	Sim, Real []eventlog.Event
+}
+
+// Agrees reports whether every sequence of s agrees.
+func (s Scenario) Agrees() bool {
+	for _, d := range Compare(s.Sim, s.Real) {
+		if !d.Agree() {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteReport prints the agreement table, the disagreements with their
+// first differing state, and the phase durations with their ratio.
+func WriteReport(w io.Writer, scenarios []Scenario) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tSEQUENCE\tSIM STATES\tREAL STATES\tAGREE (ignoring timing)")
+	agree, refine, total := 0, 0, 0
+	var diffs []string
+	for _, s := range scenarios {
+		for _, d := range Compare(s.Sim, s.Real) {
+			total++
+			switch {
+			case d.Agree():
+				agree++
+			case d.RealRefines || d.SimRefines:
+				refine++
+				fallthrough
+			default:
+				diffs = append(diffs, fmt.Sprintf("%s / %s (%s), state %d:\n    sim:  %s\n    real: %s", name(s.Name), d.Entity, d.Verdict(), d.Index+1, d.SimState, d.RealAt))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\n", name(s.Name), d.Entity, d.Sim, d.Real, d.Verdict())
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%d of %d sequences agree state for state; %d more differ only in grain (one backend adds intermediate states); %d disagree in order.\n",
+		agree, total, refine, total-agree-refine)
+	if len(diffs) > 0 {
+		fmt.Fprintln(w, "\nDisagreements (first differing state):")
+		for _, d := range diffs {
+			fmt.Fprintln(w, "  "+d)
+		}
+	}
+	fmt.Fprintln(w, "\nPhase durations:")
+	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tUPGRADE\tPHASE\tSIM s\tREAL s\tREAL/SIM")
+	for _, s := range scenarios {
+		sim, real := PhaseDurations(s.Sim), PhaseDurations(s.Real)
+		for i := 0; i < len(sim) || i < len(real); i++ {
+			var a, b PhaseSpan
+			if i < len(sim) {
+				a = sim[i]
+			}
+			if i < len(real) {
+				b = real[i]
+			}
+			upgrade, phase := a.Upgrade, a.Phase
+			if upgrade == "" {
+				upgrade, phase = b.Upgrade, b.Phase
+			}
+			ratio := "-"
+			if a.Phase == b.Phase && a.Seconds > 0 {
+				ratio = fmt.Sprintf("%.2f", b.Seconds/a.Seconds)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name(s.Name), upgrade, phase, secs(a), secs(b), ratio)
+		}
+	}
+	return tw.Flush()
+}
+
+// name shortens a scenario name for the tables.
+func name(s string) string {
+	if len(s) > 56 {
+		return s[:55] + "…"
+	}
+	return s
+}
+
+func secs(p PhaseSpan) string {
+	if p.Phase == "" {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", p.Seconds)
+}

@@ -1,0 +1,152 @@
+package history
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/scenarios/checks"
+	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+)
+
+// Violation is one failed plain invariant.
+type Violation struct {
+	Check   string
+	Message string
+}
+
+// Names of the plain invariants.
+const (
+	CheckOrdering      = "ordering"
+	CheckOneWrite      = "one-write-per-image"
+	CheckPhaseMonotone = "phase-monotone"
+	CheckSingleWriter  = "single-writer"
+)
+
+// Invariants checks h beside the porcupine model:
+//   - ordering: checks.Ordering for every worker/API pair an upgrade named;
+//   - one-write-per-image: the operator set a Deployment's template to the
+//     same images at most once;
+//   - phase-monotone: within one generation of an upgrade, its phases never
+//     go back (Pending < UpgradingWorkers < WaitingForWorkers < UpgradingAPI
+//     < WaitingForAPI < Completed) and nothing follows Completed or Failed;
+//   - single-writer: once a second operator process has written, the
+//     first never writes again.
+func Invariants(h History) []Violation {
+	var out []Violation
+	events := make([]eventlog.Event, len(h.Facts))
+	for i, f := range h.Facts {
+		events[i] = f.Event
+	}
+	for _, p := range pairs(h) {
+		for _, v := range checks.Ordering(events, p).Violations {
+			out = append(out, Violation{CheckOrdering, v})
+		}
+	}
+	out = append(out, oneWritePerImage(h.Ops)...)
+	out = append(out, phaseMonotone(checks.Ordered(events))...)
+	return append(out, singleWriter(h.Ops)...)
+}
+
+// pairs are the worker/API pairs the reconciles read, sorted.
+func pairs(h History) []checks.Pair {
+	seen := map[checks.Pair]bool{}
+	var out []checks.Pair
+	for _, op := range h.Ops {
+		if op.Upgrade == nil || op.Namespace == "" {
+			continue
+		}
+		p := checks.Pair{Namespace: op.Namespace, Worker: op.Upgrade.Worker, API: op.Upgrade.API}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]) < fmt.Sprint(out[j]) })
+	return out
+}
+
+// SuccessfulWrites returns the operator's successful Deployment writes.
+func SuccessfulWrites(ops []Op) []Op {
+	var out []Op
+	for _, op := range ops {
+		if op.Kind == "Deployment" && op.Write() && op.OK() {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+func oneWritePerImage(ops []Op) []Violation {
+	count := map[string]int{}
+	var out []Violation
+	for _, op := range SuccessfulWrites(ops) {
+		k := op.Namespace + "/" + op.Name + " = " + strings.Join(op.Images, ",")
+		count[k]++
+		if count[k] == 2 {
+			out = append(out, Violation{CheckOneWrite, fmt.Sprintf("deployment %s written a second time at t=%.3fs (op #%d)", k, op.Call, op.ID)})
+		}
+	}
+	return out
+}
+
+var phaseRank = map[string]int{
+	string(upgradesv1alpha1.PhasePending):           1,
+	string(upgradesv1alpha1.PhaseUpgradingWorkers):  2,
+	string(upgradesv1alpha1.PhaseWaitingForWorkers): 3,
+	string(upgradesv1alpha1.PhaseUpgradingAPI):      4,
+	string(upgradesv1alpha1.PhaseWaitingForAPI):     5,
+	string(upgradesv1alpha1.PhaseCompleted):         6,
+	string(upgradesv1alpha1.PhaseFailed):            6,
+}
+
+func phaseMonotone(events []eventlog.Event) []Violation {
+	type last struct {
+		phase string
+		gen   int64
+	}
+	prev := map[string]last{}
+	var out []Violation
+	for _, e := range events {
+		if e.Event != eventlog.Phase {
+			continue
+		}
+		key := e.Namespace + "/" + e.Name
+		p, seen := prev[key]
+		prev[key] = last{e.Phase, e.Generation}
+		if !seen || e.Generation != p.gen {
+			continue
+		}
+		switch {
+		case p.phase == string(upgradesv1alpha1.PhaseCompleted) || p.phase == string(upgradesv1alpha1.PhaseFailed):
+			out = append(out, Violation{CheckPhaseMonotone, fmt.Sprintf("upgrade %s left %s for %s in generation %d at t=%.3fs", key, p.phase, e.Phase, e.Generation, e.T)})
+		case phaseRank[e.Phase] < phaseRank[p.phase]:
+			out = append(out, Violation{CheckPhaseMonotone, fmt.Sprintf("upgrade %s went back from %s to %s in generation %d at t=%.3fs", key, p.phase, e.Phase, e.Generation, e.T)})
+		}
+	}
+	return out
+}
+
+func singleWriter(ops []Op) []Violation {
+	var order []int // replicas in the order they first wrote
+	done := map[int]bool{}
+	var out []Violation
+	sorted := append([]Op(nil), ops...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ReturnSeq < sorted[j].ReturnSeq })
+	for _, op := range sorted {
+		if !op.Write() || !op.OK() {
+			continue
+		}
+		if len(order) == 0 || order[len(order)-1] != op.Replica {
+			if done[op.Replica] {
+				out = append(out, Violation{CheckSingleWriter, fmt.Sprintf("operator replica %d wrote again at t=%.3fs (op #%d) after replica %d had taken over", op.Replica, op.Call, op.ID, order[len(order)-1])})
+			}
+			if len(order) > 0 {
+				done[order[len(order)-1]] = true
+			}
+			order = append(order, op.Replica)
+		}
+	}
+	return out
+}

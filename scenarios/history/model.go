@@ -1,0 +1,331 @@
+package history
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+)
+
+// step is one porcupine operation: a group of facts committed at one
+// resourceVersion, or one call of the operator.
+type step struct {
+	facts []Fact
+	op    *Op
+}
+
+// deployment and pod are the model's view of the cluster.
+type deployment struct {
+	images []string
+	spec   int32
+}
+
+type pod struct {
+	deployment string
+	images     []string
+	ready      bool
+	deleting   bool
+}
+
+// world is the model's state: every Deployment's template and desired
+// replicas, and every live pod (terminating ones included). Values are
+// never mutated once built; key is a canonical encoding for Equal and Hash.
+type world struct {
+	deployments map[string]deployment
+	pods        map[string]pod
+	key         string
+}
+
+func newWorld(deps map[string]deployment, pods map[string]pod) *world {
+	w := &world{deployments: deps, pods: pods}
+	var b strings.Builder
+	for _, n := range sortedKeys(deps) {
+		fmt.Fprintf(&b, "D %s %s %d\n", n, strings.Join(deps[n].images, ","), deps[n].spec)
+	}
+	for _, n := range sortedKeys(pods) {
+		p := pods[n]
+		fmt.Fprintf(&b, "P %s %s %s %t %t\n", n, p.deployment, strings.Join(p.images, ","), p.ready, p.deleting)
+	}
+	w.key = b.String()
+	return w
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// apply returns the world after facts (in recorded order).
+func (w *world) apply(facts []Fact) *world {
+	deps, pods := cloneMap(w.deployments), cloneMap(w.pods)
+	for _, f := range facts {
+		applyFact(deps, pods, f.Event)
+	}
+	return newWorld(deps, pods)
+}
+
+func cloneMap[V any](m map[string]V) map[string]V {
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func applyFact(deps map[string]deployment, pods map[string]pod, e eventlog.Event) {
+	images := e.Images
+	if len(images) == 0 && e.Image != "" {
+		images = []string{e.Image}
+	}
+	switch e.Event {
+	case eventlog.DeploymentWrite:
+		d := deps[e.Name]
+		d.images = images
+		if _, seen := deps[e.Name]; !seen {
+			d.spec = 1
+		}
+		deps[e.Name] = d
+	case eventlog.DeploymentStatus:
+		d := deps[e.Name]
+		d.images = images
+		if e.Status != nil {
+			d.spec = e.Status.Spec
+		}
+		deps[e.Name] = d
+	case eventlog.PodCreated:
+		pods[e.Name] = pod{deployment: e.Deployment, images: images}
+	case eventlog.PodReady:
+		p := pods[e.Name]
+		p.ready = true
+		pods[e.Name] = p
+	case eventlog.PodDeleting:
+		p := pods[e.Name]
+		p.deleting = true
+		pods[e.Name] = p
+	case eventlog.PodDeleted:
+		delete(pods, e.Name)
+	}
+}
+
+// rolled says whether Deployment name is fully rolled out to a template
+// holding image (any image when empty), by the ground truth: every live
+// pod of it (terminating pods included) runs the current template, none
+// is terminating, and at least spec.replicas of them are Ready. The
+// string says why not.
+func (w *world) rolled(name, image string) (bool, string) {
+	d, ok := w.deployments[name]
+	if !ok {
+		return false, "deployment " + name + " not seen"
+	}
+	if image != "" && !slices.Contains(d.images, image) {
+		return false, fmt.Sprintf("deployment %s runs %s, not %s", name, strings.Join(d.images, ","), image)
+	}
+	ready := int32(0)
+	for _, n := range sortedKeys(w.pods) {
+		p := w.pods[n]
+		if p.deployment != name {
+			continue
+		}
+		switch {
+		case !slices.Equal(p.images, d.images):
+			return false, fmt.Sprintf("old pod %s (%s) of %s still exists%s", n, strings.Join(p.images, ","), name, terminating(p))
+		case p.deleting:
+			return false, fmt.Sprintf("pod %s of %s is terminating", n, name)
+		case p.ready:
+			ready++
+		}
+	}
+	if ready < d.spec {
+		return false, fmt.Sprintf("%d of %d pods of %s ready", ready, d.spec, name)
+	}
+	return true, ""
+}
+
+func terminating(p pod) string {
+	if p.deleting {
+		return " (terminating)"
+	}
+	return ""
+}
+
+// judge applies s to w: it returns whether s is legal, why not, and the
+// world after it. Facts are always legal. A successful operator write of
+// a Deployment sets its template; when it changes the template of the
+// reconciled upgrade's API Deployment, it is legal only while the worker
+// Deployment is fully rolled out to the upgrade's worker image. A status
+// write that moves the upgrade into UpgradingAPI or WaitingForAPI claims
+// the same; into Completed, it claims the API is fully rolled out too.
+func judge(w *world, s step) (bool, string, *world) {
+	if s.op == nil {
+		return true, "", w.apply(s.facts)
+	}
+	op := s.op
+	if !op.OK() || !op.Write() {
+		return true, "", w
+	}
+	switch op.Kind {
+	case "Deployment":
+		return judgeDeploymentWrite(w, op)
+	case "ApplicationUpgrade":
+		if op.Sub == "status" {
+			ok, why := judgeTransition(w, op)
+			return ok, why, w
+		}
+	}
+	return true, "", w
+}
+
+func judgeDeploymentWrite(w *world, op *Op) (bool, string, *world) {
+	deps := cloneMap(w.deployments)
+	before, seen := deps[op.Name]
+	deps[op.Name] = deployment{images: op.Images, spec: op.Replicas}
+	next := newWorld(deps, w.pods)
+	if seen && slices.Equal(before.images, op.Images) {
+		return true, "", next
+	}
+	u := op.Upgrade
+	if u == nil {
+		return false, "deployment " + op.Name + " written outside a reconcile of an upgrade", next
+	}
+	if op.Name != u.API {
+		return true, "", next
+	}
+	if ok, why := w.rolled(u.Worker, u.WorkerImage); !ok {
+		return false, fmt.Sprintf("API image %s written while the worker is not fully rolled out: %s", strings.Join(op.Images, ","), why), next
+	}
+	return true, "", next
+}
+
+func judgeTransition(w *world, op *Op) (bool, string) {
+	u := op.Upgrade
+	if u == nil || op.Phase == op.PrevPhase {
+		return true, ""
+	}
+	switch upgradesv1alpha1.Phase(op.Phase) {
+	case upgradesv1alpha1.PhaseUpgradingAPI, upgradesv1alpha1.PhaseWaitingForAPI:
+		if ok, why := w.rolled(u.Worker, u.WorkerImage); !ok {
+			return false, fmt.Sprintf("phase %s claimed while the worker is not fully rolled out: %s", op.Phase, why)
+		}
+	case upgradesv1alpha1.PhaseCompleted:
+		if ok, why := w.rolled(u.Worker, u.WorkerImage); !ok {
+			return false, "phase Completed claimed while the worker is not fully rolled out: " + why
+		}
+		if ok, why := w.rolled(u.API, u.APIImage); !ok {
+			return false, "phase Completed claimed while the API is not fully rolled out: " + why
+		}
+	}
+	return true, ""
+}
+
+// Model is the porcupine model of the ordering contract over the steps of
+// one scenario.
+var Model = porcupine.Model{
+	Init: func() interface{} { return newWorld(map[string]deployment{}, map[string]pod{}) },
+	Step: func(state, input, _ interface{}) (bool, interface{}) {
+		ok, _, next := judge(state.(*world), input.(step))
+		return ok, next
+	},
+	Equal: func(a, b interface{}) bool { return a.(*world).key == b.(*world).key },
+	Hash: func(state interface{}) uint64 {
+		h := fnv.New64a()
+		h.Write([]byte(state.(*world).key))
+		return h.Sum64()
+	},
+	DescribeOperation: func(input, _ interface{}) string { return describeStep(input.(step)) },
+	DescribeState:     func(state interface{}) string { return describeWorld(state.(*world)) },
+}
+
+func describeStep(s step) string {
+	if s.op == nil {
+		parts := make([]string, 0, len(s.facts))
+		for _, f := range s.facts {
+			parts = append(parts, describeFact(f.Event))
+		}
+		return strings.Join(parts, "; ")
+	}
+	return describeOp(s.op)
+}
+
+func describeFact(e eventlog.Event) string {
+	switch e.Event {
+	case eventlog.DeploymentStatus:
+		c := e.Status
+		term := "-"
+		if c.Terminating != nil {
+			term = fmt.Sprint(*c.Terminating)
+		}
+		return fmt.Sprintf("%s gen %d og %d spec %d rep %d upd %d avail %d term %s", e.Name, c.Generation, c.ObservedGeneration, c.Spec, c.Replicas, c.Updated, c.Available, term)
+	case eventlog.Phase:
+		return fmt.Sprintf("%s phase %s", e.Name, e.Phase)
+	case eventlog.DeploymentWrite:
+		return fmt.Sprintf("%s image %s", e.Name, e.Image)
+	}
+	if e.Image != "" {
+		return fmt.Sprintf("%s %s (%s)", e.Event, e.Name, e.Image[strings.LastIndex(e.Image, "/")+1:])
+	}
+	return fmt.Sprintf("%s %s", e.Event, e.Name)
+}
+
+func describeOp(o *Op) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#%d r%d/%d %s %s", o.ID, o.Replica, o.Reconcile, o.Verb, strings.ToLower(o.Kind))
+	if o.Sub != "" {
+		b.WriteString("/" + o.Sub)
+	}
+	if o.Name != "" {
+		b.WriteString(" " + o.Name)
+	}
+	switch {
+	case o.Err != "":
+		fmt.Fprintf(&b, " → error: %s", o.Err)
+	case o.Kind == "Deployment" && o.Write():
+		fmt.Fprintf(&b, " → %s", strings.Join(o.Images, ","))
+	case o.Kind == "ApplicationUpgrade" && o.Write():
+		fmt.Fprintf(&b, " %s → %s", o.PrevPhase, o.Phase)
+	case o.Status != nil:
+		c := o.Status
+		fmt.Fprintf(&b, " → gen %d og %d rep %d upd %d avail %d", c.Generation, c.ObservedGeneration, c.Replicas, c.Updated, c.Available)
+	case o.Items != "":
+		b.WriteString(" → " + o.Items)
+	case o.Phase != "":
+		b.WriteString(" → " + o.Phase)
+	}
+	return b.String()
+}
+
+func describeWorld(w *world) string {
+	var b strings.Builder
+	for _, n := range sortedKeys(w.deployments) {
+		d := w.deployments[n]
+		fmt.Fprintf(&b, "%s[%s ×%d]:", n, strings.Join(d.images, ","), d.spec)
+		for _, pn := range sortedKeys(w.pods) {
+			p := w.pods[pn]
+			if p.deployment != n {
+				continue
+			}
+			tag := "new"
+			if !slices.Equal(p.images, d.images) {
+				tag = "OLD"
+			}
+			if p.ready {
+				tag += ",ready"
+			}
+			if p.deleting {
+				tag += ",terminating"
+			}
+			fmt.Fprintf(&b, " %s(%s)", pn, tag)
+		}
+		b.WriteString("; ")
+	}
+	return b.String()
+}

@@ -1,0 +1,58 @@
+//go:build e2e
+
+package install
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// `kubectl apply --dry-run=server` of every rendering against the local
+// control plane: the API server validates each object (built-in schemas,
+// the CRDs' schemas, admission) and stores nothing. The CRDs and the two
+// namespaces are created for real first, as a first `kubectl apply` would
+// have done by the time the namespaced objects arrive.
+func TestServerSideDryRun(t *testing.T) {
+	_, c := startControlPlane(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	createNamespaces(t, c, releaseNamespace, appNamespace)
+
+	renderings := map[string]func() ([]byte, error){
+		"kustomize deploy/default": func() ([]byte, error) { return Kustomize(ctx, "deploy/default") },
+		"kustomize deploy/samples": func() ([]byte, error) { return Kustomize(ctx, "deploy/samples") },
+		"kustomize deploy/webhook": func() ([]byte, error) { return Kustomize(ctx, "deploy/webhook") },
+		"helm (defaults)":          func() ([]byte, error) { return HelmTemplate(ctx, "uo", releaseNamespace) },
+		"helm watchNamespaces": func() ([]byte, error) {
+			return HelmTemplate(ctx, "uo", releaseNamespace, "watchNamespaces={"+appNamespace+"}")
+		},
+		"helm platform, VIM, 2 replicas": func() ([]byte, error) {
+			return HelmTemplate(ctx, "uo", releaseNamespace, "platform.enabled=true", "vim.endpoint=http://controller:4545",
+				"vim.keystoneURL=http://192.168.204.2:5000/v3", "vim.credentialsSecret=keystone", "manager.replicas=2")
+		},
+	}
+	for name, r := range renderings {
+		t.Run(name, func(t *testing.T) {
+			data, err := r()
+			objs := render(t, data, err)
+			require.NoError(t, DryRun(ctx, c, objs))
+			t.Logf("%d objects accepted", len(objs))
+		})
+	}
+	// The demo app is plain files (kubectl apply -f deploy/demo/).
+	demo, err := ParseFiles("deploy/demo/namespace.yaml", "deploy/demo/job-worker.yaml", "deploy/demo/job-api.yaml")
+	require.NoError(t, err)
+	require.NoError(t, DryRun(ctx, c, demo))
+
+	// A broken object is refused: the dry run can fail.
+	data, err := HelmTemplate(ctx, "uo", releaseNamespace)
+	bad := render(t, data, err)
+	for _, o := range Select(bad, "Deployment") {
+		require.NoError(t, unstructured.SetNestedField(o.Object, "not-a-number", "spec", "replicas"))
+	}
+	require.Error(t, DryRun(ctx, c, Select(bad, "Deployment")))
+}

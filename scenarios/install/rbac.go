@@ -1,0 +1,113 @@
+package install
+
+import (
+	"fmt"
+	"slices"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// readVerbs read a resource's contents.
+var readVerbs = []string{"get", "list", "watch"}
+
+// Minimality returns one line per least-privilege violation in the Roles
+// and ClusterRoles among objs:
+//   - a wildcard ("*") verb, resource or API group;
+//   - any Secret read (get, list, watch) in a ClusterRole: a cluster-wide
+//     Secret read (the operator mounts its Secrets, it never reads them
+//     through the API);
+//   - delete or deletecollection on Deployments (the operator patches
+//     images; it never removes a workload);
+//   - escalate, bind or impersonate, which hand out more than they name.
+//
+// Non-RBAC objects are ignored. An empty result means minimal.
+func Minimality(objs []*unstructured.Unstructured) ([]string, error) {
+	var out []string
+	for _, o := range Select(objs, "Role", "ClusterRole") {
+		rules, err := rulesOf(o)
+		if err != nil {
+			return nil, err
+		}
+		cluster := o.GetKind() == "ClusterRole"
+		for i, r := range rules {
+			where := fmt.Sprintf("%s rule %d %v/%v %v", Name(o), i, r.APIGroups, r.Resources, r.Verbs)
+			if slices.Contains(r.Verbs, "*") {
+				out = append(out, where+": wildcard verb")
+			}
+			if slices.Contains(r.Resources, "*") {
+				out = append(out, where+": wildcard resource")
+			}
+			if slices.Contains(r.APIGroups, "*") {
+				out = append(out, where+": wildcard API group")
+			}
+			if len(r.NonResourceURLs) > 0 {
+				out = append(out, where+": non-resource URLs")
+			}
+			if cluster && inGroup(r, "") && slices.Contains(r.Resources, "secrets") && anyOf(r.Verbs, readVerbs...) {
+				out = append(out, where+": cluster-wide Secret read")
+			}
+			if inGroup(r, "apps") && slices.Contains(r.Resources, "deployments") && anyOf(r.Verbs, "delete", "deletecollection") {
+				out = append(out, where+": delete on Deployments")
+			}
+			if anyOf(r.Verbs, "escalate", "bind", "impersonate") {
+				out = append(out, where+": escalate, bind or impersonate")
+			}
+		}
+	}
+	return out, nil
+}
+
+// NamespacedOnly returns one line per ClusterRole or ClusterRoleBinding in
+// objs: with watchNamespaces set, the chart must grant nothing cluster-wide.
+func NamespacedOnly(objs []*unstructured.Unstructured) []string {
+	var out []string
+	for _, o := range Select(objs, "ClusterRole", "ClusterRoleBinding") {
+		out = append(out, Name(o)+": cluster-wide grant")
+	}
+	return out
+}
+
+// Granted reports whether a Role or ClusterRole in objs that applies in
+// namespace ("" for cluster-scoped grants only) allows verb on
+// group/resource. A ClusterRole counts everywhere (as if bound cluster-wide).
+func Granted(objs []*unstructured.Unstructured, namespace, group, resource, verb string) (bool, error) {
+	for _, o := range Select(objs, "Role", "ClusterRole") {
+		if o.GetKind() == "Role" && o.GetNamespace() != namespace {
+			continue
+		}
+		rules, err := rulesOf(o)
+		if err != nil {
+			return false, err
+		}
+		for _, r := range rules {
+			if inGroup(r, group) && (slices.Contains(r.Resources, resource) || slices.Contains(r.Resources, "*")) &&
+				(slices.Contains(r.Verbs, verb) || slices.Contains(r.Verbs, "*")) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+func rulesOf(o *unstructured.Unstructured) ([]rbacv1.PolicyRule, error) {
+	var role rbacv1.ClusterRole // Role and ClusterRole share the rules field
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &role); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", Name(o), err)
+	}
+	return role.Rules, nil
+}
+
+func inGroup(r rbacv1.PolicyRule, group string) bool {
+	return slices.Contains(r.APIGroups, group) || slices.Contains(r.APIGroups, "*")
+}
+
+func anyOf(have []string, want ...string) bool {
+	for _, w := range want {
+		if slices.Contains(have, w) {
+			return true
+		}
+	}
+	return false
+}

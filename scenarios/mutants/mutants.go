@@ -1,0 +1,157 @@
+// Package mutants holds deliberately weakened readiness and transition
+// policies of the ApplicationUpgrade operator. They exist to prove that the
+// scenario checks can fail: `make test-mutants` runs cases C01–C04 against
+// each mutant, on the simulator and on the real control plane, and passes
+// only if every mutant is caught. Tests select them through cluster.Policy;
+// nothing in operator/ can reach them.
+package mutants
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/lunadas/upgrade-operator/operator/appupgrade"
+	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/operator/rollout"
+	"github.com/lunadas/upgrade-operator/scenarios/cluster"
+)
+
+// Mutant is one weakened build of the operator.
+type Mutant struct {
+	// Policy is the build (Policy.Name is the mutant's name).
+	Policy cluster.Policy
+	// Description says what was weakened, in the terms of the definition of
+	// "fully rolled" (shared/reference/rollout-semantics.md).
+	Description string
+	// Equivalent marks a weakening the product's other guards mask: the
+	// checks must NOT fail on it (it shows they do not cry wolf).
+	Equivalent bool
+}
+
+// Name is the mutant's name.
+func (m Mutant) Name() string { return m.Policy.Name }
+
+// All are the mutants every one of which the checks must catch.
+var All = []Mutant{CountersOnly, NoObservedGeneration, IgnoreTerminatingPods, TwoTransitions}
+
+// Equivalents are weakenings of the product rule that its other parts
+// mask; the checks must pass on them.
+var Equivalents = []Mutant{ProductWithoutObservedGeneration}
+
+// ByName returns the mutant (of All or Equivalents) named name.
+func ByName(name string) (Mutant, bool) {
+	for _, m := range append(append([]Mutant(nil), All...), Equivalents...) {
+		if m.Name() == name {
+			return m, true
+		}
+	}
+	return Mutant{}, false
+}
+
+func assessWith(f controller.AssessFunc) func(*controller.ApplicationUpgradeReconciler) {
+	return func(r *controller.ApplicationUpgradeReconciler) { r.AssessFunc = f }
+}
+
+// countersOnly is `kubectl rollout status`: the generation observed and
+// the counters, no status.terminatingReplicas, no pod list.
+func countersOnly(d *appsv1.Deployment, rss []appsv1.ReplicaSet, _ []corev1.Pod, o rollout.Options) rollout.Verdict {
+	d = d.DeepCopy()
+	d.Status.TerminatingReplicas = nil
+	v := rollout.Assess(d, rss, nil, o)
+	if v.Reason == rollout.ReasonNewPodsNotCreated {
+		return rollout.Verdict{State: rollout.Rolled, Reason: rollout.ReasonRolled, Message: "counters complete (mutant)"}
+	}
+	return v
+}
+
+// observed pretends the Deployment controller has seen the current spec.
+func observed(d *appsv1.Deployment) *appsv1.Deployment {
+	d = d.DeepCopy()
+	d.Status.ObservedGeneration = d.Generation
+	return d
+}
+
+// CountersOnly trusts the counters as `kubectl rollout status`, Helm
+// --wait and the seed do: replicas == updated == available, generation
+// observed; terminating pods are invisible to it.
+var CountersOnly = Mutant{
+	Policy:      cluster.Policy{Name: "counters-only", Customize: assessWith(countersOnly)},
+	Description: "readiness from the counters alone (kubectl rollout status): no terminatingReplicas, no pod list",
+}
+
+// NoObservedGeneration is the counters rule without its first guard: a
+// freshly patched Deployment still shows the previous rollout's "complete"
+// counters until the Deployment controller observes the new generation.
+var NoObservedGeneration = Mutant{
+	Policy: cluster.Policy{Name: "no-observed-generation", Customize: assessWith(
+		func(d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods []corev1.Pod, o rollout.Options) rollout.Verdict {
+			return countersOnly(observed(d), rss, pods, o)
+		})},
+	Description: "the counters rule without the observedGeneration >= generation check",
+}
+
+// IgnoreTerminatingPods lists the pods but drops those with a
+// deletionTimestamp (as controller.FilterActivePods does), and does not
+// read status.terminatingReplicas.
+var IgnoreTerminatingPods = Mutant{
+	Policy: cluster.Policy{Name: "ignore-terminating-pods", Customize: assessWith(
+		func(d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods []corev1.Pod, o rollout.Options) rollout.Verdict {
+			d = d.DeepCopy()
+			d.Status.TerminatingReplicas = nil
+			var active []corev1.Pod
+			for _, p := range pods {
+				if p.DeletionTimestamp == nil {
+					active = append(active, p)
+				}
+			}
+			return rollout.Assess(d, rss, active, o)
+		})},
+	Description: "the pod list without terminating pods, and no terminatingReplicas",
+}
+
+// TwoTransitions takes a second transition in the same reconcile, on the
+// state it assumes its first one produced: after writing the worker image
+// it re-decides with the worker "at the target" but with the rollout
+// verdict read before the write.
+var TwoTransitions = Mutant{
+	Policy: cluster.Policy{Name: "two-transitions", Customize: func(r *controller.ApplicationUpgradeReconciler) {
+		r.DecideFunc = twoSteps
+	}},
+	Description: "two transitions per reconcile, the second on the observation taken before the first's write",
+}
+
+func twoSteps(s appupgrade.State) appupgrade.Step {
+	first := appupgrade.Next(s)
+	if first.Phase.Terminal() || first.Phase == s.Upgrade.Status.Phase {
+		return first
+	}
+	u := s.Upgrade.DeepCopy()
+	u.Status.Phase, u.Status.ObservedGeneration = first.Phase, u.Generation
+	next := s
+	next.Upgrade = u
+	if w := first.Write; w != nil {
+		if w.Component == appupgrade.Worker {
+			next.Worker.Image = w.Image
+		} else {
+			next.API.Image = w.Image
+		}
+	}
+	second := appupgrade.Next(next)
+	if first.Write != nil {
+		second.Write = first.Write // at most one write per reconcile: the first step's
+	}
+	return second
+}
+
+// ProductWithoutObservedGeneration is the product's four-part rule with
+// its first part removed. The ReplicaSet lookup (no ReplicaSet matches a
+// template the controller has not seen) and the pod list still stop it, so
+// it is safe in C01–C04; the checks must not flag it.
+var ProductWithoutObservedGeneration = Mutant{
+	Policy: cluster.Policy{Name: "product-without-observed-generation", Customize: assessWith(
+		func(d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods []corev1.Pod, o rollout.Options) rollout.Verdict {
+			return rollout.Assess(observed(d), rss, pods, o)
+		})},
+	Description: "the product rule without the observedGeneration check (masked by the ReplicaSet and pod checks)",
+	Equivalent:  true,
+}

@@ -1,0 +1,159 @@
+package simrun
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/operator/manager"
+	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/transcript"
+	"github.com/lunadas/upgrade-operator/simulator"
+)
+
+// OperatorName is the name of the first operator's simulator.Controller.
+const OperatorName = "applicationupgrade"
+
+// Env is a simulation with the Kubernetes models and the operator
+// installed, for callers that drive it step by step (scenarios that act
+// mid-run: restarts, faults, spec changes). Run is Env end to end.
+type Env struct {
+	// Sim is the simulation; its Client is the API a user would talk to.
+	Sim *simulator.Sim
+	// Operator is the operator's controller (Crash / Restart / SetDelivery).
+	Operator *simulator.Controller
+
+	cfg     Config
+	changed bool // a commit since the last whenChanged check
+	rec     *eventlog.Recorder
+	tr      *transcript.Transcript
+	sink    *eventSink
+	start   time.Time
+}
+
+// NewEnv creates the simulation of cfg: the event log and transcript
+// subscribed, the Kubernetes models and the operator installed. It creates
+// none of cfg.Objects (see Create).
+func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
+	sim := simulator.New(simulator.Options{Seed: cfg.Seed, Scheme: manager.NewScheme()})
+	e := &Env{Sim: sim, cfg: cfg, start: sim.Now()}
+	e.rec = eventlog.NewRecorder(e.start, cfg.EventLog)
+	e.tr = transcript.New(cfg.Transcript, e.start)
+	sim.Subscribe(func(ev simulator.WatchEvent) {
+		e.rec.Observe(ev.Type, ev.Object, ev.Time)
+		e.tr.Observe(ev.Type, ev.Object, ev.Time)
+		if cfg.Observe != nil {
+			cfg.Observe(ev)
+		}
+	})
+	sim.Subscribe(func(simulator.WatchEvent) { e.changed = true })
+	sim.InstallKubeControllers(cfg.Kube)
+	e.sink = &eventSink{clock: sim.Clock(), start: e.start}
+	if err := controller.SetupIndexes(ctx, sim.FieldIndexer()); err != nil {
+		return nil, err
+	}
+	customize := cfg.Reconciler
+	var setupErr error
+	if cfg.Faults != nil {
+		// the injector sets the operator up first (its client), then the test's customisation
+		customize = func(r *controller.ApplicationUpgradeReconciler) {
+			setupErr = cfg.Faults.Setup(ctx, sim, r)
+			if cfg.Reconciler != nil {
+				cfg.Reconciler(r)
+			}
+		}
+	}
+	e.Operator = e.AddOperator(OperatorName, customize, cfg.Wrap)
+	if setupErr != nil {
+		return nil, setupErr
+	}
+	return e, nil
+}
+
+// whenChanged wraps a stop condition that lists objects so that it is
+// evaluated only after a commit (Sim.Run checks it after every event).
+func (e *Env) whenChanged(cond func() bool) func() bool {
+	e.changed = true
+	return func() bool {
+		if !e.changed {
+			return false
+		}
+		e.changed = false
+		return cond()
+	}
+}
+
+// AddOperator adds another operator process (a second replica) named name:
+// its own reconciler, customised by customize and wrapped by wrap (either
+// may be nil), fed by the operator's watches. Each process's reconciler
+// writes its Kubernetes events to the run's event sink.
+func (e *Env) AddOperator(name string, customize func(*controller.ApplicationUpgradeReconciler), wrap func(reconcile.Reconciler) reconcile.Reconciler) *simulator.Controller {
+	r := &controller.ApplicationUpgradeReconciler{Client: e.Sim.Client(), Clock: e.Sim.Clock(), Recorder: e.sink}
+	if customize != nil {
+		customize(r)
+	}
+	var rec reconcile.Reconciler = r
+	if wrap != nil {
+		rec = wrap(r)
+	}
+	m := controller.Mapper{Reader: e.Sim.Client()}
+	return e.Sim.AddController(name, rec,
+		simulator.Watch{Object: &upgradesv1alpha1.ApplicationUpgrade{}},
+		simulator.Watch{Object: &appsv1.Deployment{}, Map: m.Deployment},
+		simulator.Watch{Object: &appsv1.ReplicaSet{}, Map: m.ReplicaSet},
+		simulator.Watch{Object: &corev1.Pod{}, Map: m.Pod})
+}
+
+// Create creates objs in order; errors name the object.
+func (e *Env) Create(ctx context.Context, objs []client.Object) error {
+	return create(ctx, e.Sim.Client(), objs)
+}
+
+// RunUntil runs the simulation until cond holds (checked before the first
+// event and after each), for at most timeout of virtual time from now. It
+// fails when the time runs out or nothing is left to happen first; what
+// names the awaited condition in the error.
+func (e *Env) RunUntil(ctx context.Context, what string, cond func() bool, timeout time.Duration) error {
+	res, err := e.Sim.Run(ctx, cond, e.Sim.Elapsed()+timeout)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: not within %s (at virtual %s): %w", what, timeout, simulator.FormatElapsed(e.Sim.Elapsed()), err)
+	case !res.Stopped:
+		return fmt.Errorf("%s: never (nothing left to happen at virtual %s)", what, simulator.FormatElapsed(e.Sim.Elapsed()))
+	}
+	return nil
+}
+
+// RunUntilRolledOut runs until every Deployment is rolled out or failed
+// (rollout.Assess), as a user waits before applying an upgrade.
+func (e *Env) RunUntilRolledOut(ctx context.Context, timeout time.Duration) error {
+	err := e.RunUntil(ctx, "the application rolled out", func() bool { return appRolledOut(ctx, e.Sim.Client()) }, timeout)
+	if err != nil {
+		return fmt.Errorf("the application never rolled out before the upgrade: %w", err)
+	}
+	return nil
+}
+
+// Summary lists the ApplicationUpgrades and judges each with
+// checks.Ordering over the event log so far; the transcript gets its
+// closing part.
+func (e *Env) Summary(ctx context.Context) (*Result, error) {
+	res := &Result{Elapsed: e.Sim.Elapsed(), Events: e.rec.Events(), KubeEvents: e.sink.events, Reconciles: e.Operator.Reconciles()}
+	ups, reports, err := judge(ctx, e.Sim.Client(), res.Events)
+	if err != nil {
+		return nil, err
+	}
+	res.Upgrades, res.Reports = ups, reports
+	e.tr.Finish(*res)
+	if err := e.rec.Err(); err != nil {
+		return res, fmt.Errorf("write event log: %w", err)
+	}
+	return res, nil
+}

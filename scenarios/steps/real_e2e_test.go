@@ -1,0 +1,94 @@
+//go:build e2e
+
+// The real-cluster tests share one control plane per test binary. A plain
+// `go test -tags e2e ./...` runs TestFeaturesReal only; the mutants and the
+// fidelity report need the extra tags mutants and fidelity (make
+// test-mutants, make fidelity), so a generic e2e run does not repeat them.
+package steps
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/lunadas/upgrade-operator/scenarios/cluster"
+)
+
+var operatorLogs = flag.Bool("operator-logs", false, "print the in-process operator's logs to stderr")
+
+var (
+	realOnce  sync.Once
+	realSuite *cluster.RealSuite
+	realErr   error
+	realKeep  bool // keep the control plane's logs (a real test failed)
+)
+
+// TestMain stops the control plane the real tests started, once, at the end.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if *operatorLogs {
+		ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
+	} else {
+		ctrl.SetLogger(logr.Discard())
+	}
+	code := m.Run()
+	if realSuite != nil {
+		if err := realSuite.Stop(realKeep || code != 0); err != nil {
+			fmt.Fprintln(os.Stderr, "stop the control plane:", err)
+		}
+	}
+	os.Exit(code)
+}
+
+// realBackend starts the local control plane (from ./bin, `make
+// controlplane`) on first use; every real test of the binary shares it.
+func realBackend(t *testing.T) RealBackend {
+	t.Helper()
+	realOnce.Do(func() {
+		logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+		realSuite, realErr = cluster.StartRealSuite(context.Background(), logf)
+		if realErr == nil && realSuite.ControlPlane != nil {
+			logf("control plane ready in %s", realSuite.ControlPlane.StartupDuration)
+		}
+	})
+	if realErr != nil {
+		t.Fatalf("start the local control plane: %v", realErr)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			realKeep = true
+		}
+	})
+	return RealBackend{Suite: realSuite}
+}
+
+func realTags(extra string) string {
+	if extra == "" {
+		return "@real"
+	}
+	return "@real && " + extra
+}
+
+// TestFeaturesReal runs every @real scenario on the local control plane
+// (make test-features-real), and keeps each scenario's event log for
+// make fidelity.
+func TestFeaturesReal(t *testing.T) {
+	status, outcomes := Run(Config{
+		Backend: realBackend(t), Seed: *seed, T: t, Format: *format, Tags: realTags(*tags), Context: t.Context(),
+		Replay: fmt.Sprintf("go test -tags e2e ./scenarios/steps -run %%s -seed %d -v", *seed),
+	})
+	logCounts(t, cluster.BackendReal, outcomes)
+	if err := SaveTraces(TracesDir(cluster.BackendReal), outcomes); err != nil {
+		t.Errorf("save traces for make fidelity: %v", err)
+	}
+	if status != 0 {
+		t.Fatalf("features failed on the real control plane (artifacts under %s)", ArtifactsDir())
+	}
+}

@@ -1,0 +1,335 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/scenarios/cluster"
+	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
+)
+
+// scenario is the state of one running scenario.
+type scenario struct {
+	cfg  Config
+	name string
+	seed int64
+	tags []string
+	cl   cluster.Cluster
+
+	roles    map[string]*deploymentSpec // the last Deployment declared for each role
+	upgrades map[string]*upgradeSpec
+	order    []string // upgrade names, in the order applied
+
+	failStage, failStep string
+}
+
+// start creates the scenario's cluster (and so its operator).
+func (s *scenario) start(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+	s.name = p.Name
+	s.seed = ScenarioSeed(s.cfg.Seed, p.Name)
+	for _, t := range p.Tags {
+		s.tags = append(s.tags, t.Name)
+	}
+	s.roles, s.upgrades = map[string]*deploymentSpec{}, map[string]*upgradeSpec{}
+	cl, err := s.cfg.Backend.NewCluster(ctx, cluster.Options{Scenario: p.Name, Seed: s.seed, Policy: s.cfg.Policy})
+	if err != nil {
+		return ctx, fmt.Errorf("start the %s cluster: %w", s.cfg.Backend.Name(), err)
+	}
+	s.cl = cl
+	return ctx, nil
+}
+
+// finish judges the history, writes the artifacts of a failure and
+// releases the cluster. The returned error fails the scenario.
+func (s *scenario) finish(ctx context.Context, p *godog.Scenario, stepErr error) (Outcome, error) {
+	out := Outcome{Scenario: p.Name, Tags: s.tags, Backend: s.cfg.Backend.Name(), Policy: s.cfg.Policy.String(), Seed: s.seed, Passed: true}
+	if s.cl == nil {
+		out.Passed, out.Stage, out.Err = false, "setup", fmt.Sprint(stepErr)
+		return out, nil
+	}
+	h := s.cl.History()
+	out.History, out.Elapsed = h, s.cl.Elapsed()
+	res := history.Check(h)
+	checkErr := res.Err()
+	out.Checks = res.Failed()
+	switch {
+	case stepErr != nil:
+		out.Passed, out.Stage, out.Step, out.Err = false, s.failStage, s.failStep, stepErr.Error()
+		if out.Stage == "" {
+			out.Stage = "step"
+		}
+	case checkErr != nil:
+		out.Passed, out.Stage, out.Err = false, "check", checkErr.Error()
+	}
+	if !out.Passed || checkErr != nil {
+		kind := "features"
+		if s.cfg.ExpectFailures {
+			kind = "mutants"
+		}
+		out.Artifacts = filepath.Join(ArtifactsDir(), kind, s.cfg.Backend.Name()+"-"+s.cfg.Policy.String(), Slug(p.Name))
+		notes := s.replayNotes()
+		if err := res.WriteArtifacts(out.Artifacts, h, notes); err != nil {
+			checkErr = errors.Join(checkErr, fmt.Errorf("write artifacts: %w", err))
+		}
+		if !s.cfg.ExpectFailures {
+			fmt.Fprintf(os.Stderr, "\n--- scenario %q failed on %s (%s): artifacts in %s\n%s\n", p.Name, out.Backend, out.Policy, out.Artifacts, notes)
+		}
+		if checkErr != nil {
+			checkErr = fmt.Errorf("%w\nartifacts (porcupine.html, events.jsonl, ops.jsonl): %s\n%s", checkErr, out.Artifacts, notes)
+		}
+	}
+	if err := s.cl.Close(ctx); err != nil && checkErr == nil && stepErr == nil {
+		checkErr = fmt.Errorf("close the cluster: %w", err)
+	}
+	return out, checkErr
+}
+
+func (s *scenario) replayNotes() string {
+	notes := fmt.Sprintf("suite seed %d, scenario seed %d, operator build %s, backend %s", s.cfg.Seed, s.seed, s.cfg.Policy, s.cfg.Backend.Name())
+	if s.cfg.Replay != "" {
+		notes += "\nreplay: " + fmt.Sprintf(s.cfg.Replay, "'"+RunPattern(s.replayTest(), s.name)+"'")
+	}
+	return notes
+}
+
+func (s *scenario) replayTest() string {
+	if s.cfg.Backend.Name() == cluster.BackendReal {
+		return "TestFeaturesReal"
+	}
+	return "TestFeatures"
+}
+
+// register binds every step to s.
+func (s *scenario) register(sc *godog.ScenarioContext) {
+	sc.Before(s.start)
+	sc.StepContext().After(func(ctx context.Context, st *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
+		if err != nil && s.failStep == "" {
+			s.failStage, s.failStep = stepStage(st), st.Text
+		}
+		return ctx, nil
+	})
+	s.registerSetup(sc)
+	s.registerActions(sc)
+	s.registerThen(sc)
+}
+
+func (s *scenario) registerSetup(sc *godog.ScenarioContext) {
+	sc.Step(`^an? (worker|API) Deployment(?: "([^"]+)")? with (\d+) replicas?(.*)$`, s.deployment)
+	sc.Step(`^the Deployments are rolled out$`, s.rolledOut)
+	sc.Step(`^the first (\d+) attempts of every write by the operator are rejected with Conflict$`, s.rejectWrites)
+	sc.Step(`^the operator is killed after each of its API calls with probability (\d+)% and restarted (\d+) seconds? later$`, s.killRandomly)
+	sc.Step(`^the Deployment controller observes every change (\d+) seconds? late$`, s.slowDeploymentController)
+	sc.Step(`^a second operator replica is on standby under leader election$`, s.standby)
+}
+
+func (s *scenario) registerActions(sc *godog.ScenarioContext) {
+	sc.Step(`^the upgrade "([^"]+)" is applied$`, func(ctx context.Context, name string) error { return s.apply(ctx, name, "") })
+	sc.Step(`^the upgrade "([^"]+)" is applied with (.+)$`, s.apply)
+	sc.Step(`^the upgrade "([^"]+)" is changed to (.+)$`, s.change)
+	sc.Step(`^the (worker|API) Deployment is scaled to (\d+) replicas?$`, s.scale)
+	sc.Step(`^the operator restarts$`, func(ctx context.Context) error { return s.cl.RestartOperator(ctx) })
+	sc.Step(`^the leader's network stalls for (\d+) seconds$`, s.stallLeader)
+	sc.Step(`^the phase becomes "([^"]+)" within (\d+) (seconds?|minutes?)$`, func(ctx context.Context, phase string, n int, unit string) error {
+		return s.phaseBecomes(ctx, "", phase, n, unit)
+	})
+	sc.Step(`^the phase of "([^"]+)" becomes "([^"]+)" within (\d+) (seconds?|minutes?)$`, s.phaseBecomes)
+}
+
+// deployment creates a Deployment as the step describes it.
+func (s *scenario) deployment(ctx context.Context, role, name string, replicas int, rest string) error {
+	spec, err := parseDeployment(role, name, int32(replicas), strings.TrimPrefix(strings.TrimSpace(rest), ","))
+	if err != nil {
+		return err
+	}
+	s.roles[role] = spec
+	obj := spec.object(s.cl.Namespace())
+	if err := s.cl.Client().Create(ctx, obj); err != nil {
+		return fmt.Errorf("create deployment %s/%s: %w", obj.Namespace, obj.Name, err)
+	}
+	return nil
+}
+
+// rolledOut waits until every Deployment of the scenario is rolled out (or
+// failed), by the product's own definition, as a user does before upgrading.
+func (s *scenario) rolledOut(ctx context.Context) error {
+	last := ""
+	err := s.cl.Eventually(ctx, "the Deployments rolled out", 3*time.Minute, func(ctx context.Context) (bool, error) {
+		done, why, err := realcluster.RolledOut(ctx, s.cl.Client(), s.cl.Namespace(), true)
+		last = why
+		return done, err
+	})
+	if err != nil {
+		return fmt.Errorf("%w (last: %s)", err, last)
+	}
+	return nil
+}
+
+func (s *scenario) rejectWrites(n int) error {
+	s.cl.Faults().RejectWrites(n)
+	return nil
+}
+
+func (s *scenario) simOnly() (cluster.SimOnly, error) {
+	so, ok := s.cl.(cluster.SimOnly)
+	if !ok {
+		return nil, fmt.Errorf("this fault needs the simulator (tag the scenario @sim-only): %w", cluster.ErrUnsupported)
+	}
+	return so, nil
+}
+
+func (s *scenario) killRandomly(percent, seconds int) error {
+	so, err := s.simOnly()
+	if err != nil {
+		return err
+	}
+	return so.KillOperatorRandomly(float64(percent)/100, time.Duration(seconds)*time.Second)
+}
+
+func (s *scenario) slowDeploymentController(seconds int) error {
+	so, err := s.simOnly()
+	if err != nil {
+		return err
+	}
+	return so.SlowDeploymentController(time.Duration(seconds) * time.Second)
+}
+
+func (s *scenario) standby(ctx context.Context) error {
+	so, err := s.simOnly()
+	if err != nil {
+		return err
+	}
+	return so.AddStandbyReplica(ctx)
+}
+
+func (s *scenario) stallLeader(ctx context.Context, seconds int) error {
+	so, err := s.simOnly()
+	if err != nil {
+		return err
+	}
+	return so.StallLeader(ctx, time.Duration(seconds)*time.Second)
+}
+
+// role returns the Deployment declared for role, or its default.
+func (s *scenario) role(role string) *deploymentSpec {
+	if d := s.roles[role]; d != nil {
+		return d
+	}
+	name := defaultName(role)
+	return &deploymentSpec{role: role, name: name, containers: []string{containerOf(role)}, image: imageOf(name, CurrentTag)}
+}
+
+// apply creates the upgrade name: the worker and API Deployments declared,
+// their images at TargetTag, unless clauses say otherwise.
+func (s *scenario) apply(ctx context.Context, name, clauses string) error {
+	w, a := s.role(roleWorker), s.role(roleAPI)
+	u := &upgradeSpec{name: name,
+		workerRef: w.name, workerImage: imageOf(w.name, TargetTag), workerContainer: containerOf(roleWorker),
+		apiRef: a.name, apiImage: imageOf(a.name, TargetTag), apiContainer: containerOf(roleAPI)}
+	if clauses != "" {
+		if err := u.applyClauses(clauses); err != nil {
+			return err
+		}
+	}
+	s.upgrades[name] = u
+	s.order = append(s.order, name)
+	obj := u.object(s.cl.Namespace())
+	if err := s.cl.Client().Create(ctx, obj); err != nil {
+		return fmt.Errorf("create applicationupgrade %s/%s: %w", obj.Namespace, name, err)
+	}
+	return nil
+}
+
+// change updates the spec of upgrade name as clauses say.
+func (s *scenario) change(ctx context.Context, name, clauses string) error {
+	u := s.upgrades[name]
+	if u == nil {
+		return fmt.Errorf("no upgrade %q was applied in this scenario", name)
+	}
+	if err := u.applyClauses(clauses); err != nil {
+		return err
+	}
+	c := s.cl.Client()
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var cur upgradesv1alpha1.ApplicationUpgrade
+		if err := c.Get(ctx, types.NamespacedName{Namespace: s.cl.Namespace(), Name: name}, &cur); err != nil {
+			return err
+		}
+		cur.Spec = u.object(s.cl.Namespace()).Spec
+		return c.Update(ctx, &cur)
+	})
+}
+
+func (s *scenario) scale(ctx context.Context, role string, replicas int) error {
+	c := s.cl.Client()
+	key := types.NamespacedName{Namespace: s.cl.Namespace(), Name: s.role(role).name}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var d appsv1.Deployment
+		if err := c.Get(ctx, key, &d); err != nil {
+			return err
+		}
+		r := int32(replicas)
+		d.Spec.Replicas = &r
+		return c.Update(ctx, &d)
+	})
+}
+
+// upgradeName resolves "the upgrade" of a step: the one named, or the only one.
+func (s *scenario) upgradeName(name string) (string, error) {
+	if name != "" {
+		return name, nil
+	}
+	if len(s.order) != 1 {
+		return "", fmt.Errorf("%d upgrades were applied: name the upgrade in the step", len(s.order))
+	}
+	return s.order[0], nil
+}
+
+func (s *scenario) getUpgrade(ctx context.Context, name string) (*upgradesv1alpha1.ApplicationUpgrade, error) {
+	var u upgradesv1alpha1.ApplicationUpgrade
+	err := s.cl.Client().Get(ctx, types.NamespacedName{Namespace: s.cl.Namespace(), Name: name}, &u)
+	return &u, err
+}
+
+func duration(n int, unit string) time.Duration {
+	switch {
+	case strings.HasPrefix(unit, "minute"):
+		return time.Duration(n) * time.Minute
+	case strings.HasPrefix(unit, "millisecond"):
+		return time.Duration(n) * time.Millisecond
+	}
+	return time.Duration(n) * time.Second
+}
+
+// phaseBecomes waits until the upgrade reports phase for its current generation.
+func (s *scenario) phaseBecomes(ctx context.Context, name, phase string, n int, unit string) error {
+	name, err := s.upgradeName(name)
+	if err != nil {
+		return err
+	}
+	seen := ""
+	err = s.cl.Eventually(ctx, fmt.Sprintf("upgrade %s phase %s", name, phase), duration(n, unit), func(ctx context.Context) (bool, error) {
+		u, err := s.getUpgrade(ctx, name)
+		if err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		seen = fmt.Sprintf("%s (%s)", u.Status.Phase, u.Status.Message)
+		return string(u.Status.Phase) == phase && u.Status.ObservedGeneration == u.Generation, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w; last seen: %s", err, seen)
+	}
+	return nil
+}
