@@ -1,5 +1,6 @@
 # upgrade-operator Makefile. Extra flags go through ARGS, e.g.
 #   make simulate ARGS="--events e.jsonl"
+#   make simulate ARGS="--seeds 1000"
 #   make run ARGS="--watch-namespaces=job-system"
 
 SHELL := /usr/bin/env bash -o pipefail
@@ -53,8 +54,12 @@ build: ## Build the operator, simulate and helper binaries into ./bin.
 	$(GO) build -o $(BIN)/ ./cmd/...
 
 .PHONY: simulate
-simulate: ## Run the demo upgrade (or ARGS="--manifests DIR") in the simulator.
+simulate: ## Run the demo upgrade (or ARGS="--manifests DIR") in the simulator; ARGS="--seeds 1000" for seeded fault schedules (docs/faults.md).
 	$(GO) run ./cmd/simulate $(ARGS)
+
+.PHONY: bench-sim
+bench-sim: ## Simulator benchmarks: one demo run, seeded fault schedules (runs/s, virtual:wall, allocs per run).
+	$(GO) test -run '^$$' -bench . -benchtime 30x ./scenarios/faults/
 
 # RUN_FLAGS come before ARGS (the last of a repeated flag wins), e.g. the
 # quick-start test moves the metrics and probe ports off 8080/8081.
