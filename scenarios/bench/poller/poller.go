@@ -68,7 +68,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		written, rolled *time.Time
 	}{{cfg.Worker, &res.WorkerWritten, &res.WorkerDone}, {cfg.API, &res.APIWritten, &res.APIDone}}
 	for _, s := range steps {
-		if err := setImage(ctx, cfg.Client, cfg.Namespace, s.t); err != nil {
+		if err := SetImage(ctx, cfg.Client, cfg.Namespace, s.t); err != nil {
 			return res, err
 		}
 		*s.written = time.Now()
@@ -89,9 +89,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	return res, nil
 }
 
-// setImage sets one container's image with a merge patch, as `kubectl set
+// SetImage sets one container's image with a merge patch, as `kubectl set
 // image` (or a re-applied manifest) would.
-func setImage(ctx context.Context, c client.Client, namespace string, t Target) error {
+func SetImage(ctx context.Context, c client.Client, namespace string, t Target) error {
 	var d appsv1.Deployment
 	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: t.Name}, &d); err != nil {
 		return fmt.Errorf("get deployment %s/%s: %w", namespace, t.Name, err)
