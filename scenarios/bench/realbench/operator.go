@@ -47,7 +47,10 @@ func startOperator(ctx context.Context, bin, kubeconfig, dir, name string, names
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "--kubeconfig="+kubeconfig, "--watch-namespaces="+strings.Join(namespaces, ","), "--addr-file="+addrFile)
+	args := []string{"--kubeconfig=" + kubeconfig, "--watch-namespaces=" + strings.Join(namespaces, ","), "--addr-file=" + addrFile}
+	// BENCH_OPERATOR_ARGS adds flags, e.g. "--zap-log-level=5" to log every reconcile.
+	args = append(args, strings.Fields(os.Getenv("BENCH_OPERATOR_ARGS"))...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
@@ -88,6 +91,28 @@ func (p *operatorProc) waitSynced(ctx context.Context, timeout time.Duration) (o
 		return s.Synced, nil
 	})
 	return snap, err
+}
+
+// waitQuiet waits until no reconcile has happened for quiet (the initial
+// reconciles after a cache sync are over) and returns the last snapshot.
+func (p *operatorProc) waitQuiet(ctx context.Context, quiet, timeout time.Duration) (opstats.Snapshot, error) {
+	last, err := p.snapshot(ctx)
+	if err != nil {
+		return last, err
+	}
+	since := time.Now()
+	err = wait.PollUntilContextTimeout(ctx, quiet/4, timeout, false, func(ctx context.Context) (bool, error) {
+		s, err := p.snapshot(ctx)
+		if err != nil {
+			return false, err
+		}
+		if s.ReconcileTotal() != last.ReconcileTotal() {
+			since = time.Now()
+		}
+		last = s
+		return time.Since(since) >= quiet, nil
+	})
+	return last, err
 }
 
 func (p *operatorProc) snapshot(ctx context.Context) (opstats.Snapshot, error) {

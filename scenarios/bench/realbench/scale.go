@@ -111,7 +111,11 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 		return row, err
 	}
 	defer op.stop()
-	s0, err := op.waitSynced(ctx, 3*time.Minute)
+	synced, err := op.waitSynced(ctx, 3*time.Minute)
+	if err != nil {
+		return row, err
+	}
+	s0, err := op.waitQuiet(ctx, time.Second, time.Minute)
 	if err != nil {
 		return row, err
 	}
@@ -145,8 +149,8 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 	row.Requests = opstats.Total(d.Requests, opstats.IsWatch)
 	row.Watches = opstats.Total(d.Requests, nil) - row.Requests
 	row.RequestsByKey = d.Requests
-	row.StartupRequests, row.StartupByKey = opstats.Total(s0.Requests, nil), s0.Requests
-	row.SyncSeconds = s0.SyncSeconds
+	row.StartupRequests, row.StartupByKey = opstats.Total(synced.Requests, nil), synced.Requests
+	row.SyncSeconds = synced.SyncSeconds
 	row.HeapBytes, row.RSS, row.PeakRSS = s1.HeapAlloc, s1.RSS, s1.PeakRSS
 	if h := tl.Handoff(); !math.IsNaN(h) {
 		row.Handoff = h
@@ -155,8 +159,17 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 	if err := op.stop(); err != nil {
 		e.logf("scale: operator %s: %v", ns, err)
 	}
-	// The namespace goes; its few objects would otherwise stay in later runs' caches.
-	_ = e.client.Delete(ctx, nsObj)
+	// The namespace goes, and is waited for: its upgrade and pods would
+	// otherwise be in the next cluster-wide operator's caches and reconciles.
+	if err := e.client.Delete(ctx, nsObj); err != nil {
+		return row, err
+	}
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		return apierrors.IsNotFound(e.client.Get(ctx, client.ObjectKeyFromObject(nsObj), &corev1.Namespace{})), nil
+	})
+	if err != nil {
+		return row, fmt.Errorf("namespace %s not gone: %w", ns, err)
+	}
 	return row, nil
 }
 

@@ -18,6 +18,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/lunadas/upgrade-operator/scenarios/bench/realbench"
 )
 
@@ -53,6 +56,7 @@ func run() error {
 	cfg.Scopes = split(*scopes)
 	cfg.Phases = split(*phases)
 
+	ctrllog.SetLogger(logr.Discard()) // the driver's clients log nothing
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	began := time.Now()

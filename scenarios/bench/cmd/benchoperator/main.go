@@ -30,14 +30,16 @@ func main() {
 }
 
 func run() error {
-	kubeconfig := flag.String("kubeconfig", "", "path to the kubeconfig")
-	namespaces := flag.String("watch-namespaces", "", "as upgrade-operator's --watch-namespaces; empty watches all")
-	listen := flag.String("listen", "127.0.0.1:0", "address of the /snapshot endpoint")
-	addrFile := flag.String("addr-file", "", "file receiving the endpoint's host:port once listening")
-	qps := flag.Float64("qps", -1, "client-side QPS limit; -1 disables it, as ctrl.GetConfig does for the in-cluster config")
+	// A FlagSet of its own: controller-runtime registers --kubeconfig on flag.CommandLine.
+	fs := flag.NewFlagSet("benchoperator", flag.ExitOnError)
+	kubeconfig := fs.String("kubeconfig", "", "path to the kubeconfig")
+	namespaces := fs.String("watch-namespaces", "", "as upgrade-operator's --watch-namespaces; empty watches all")
+	listen := fs.String("listen", "127.0.0.1:0", "address of the /snapshot endpoint")
+	addrFile := fs.String("addr-file", "", "file receiving the endpoint's host:port once listening")
+	qps := fs.Float64("qps", -1, "client-side QPS limit; -1 disables it, as ctrl.GetConfig does for the in-cluster config")
 	zapOpts := zap.Options{}
-	zapOpts.BindFlags(flag.CommandLine)
-	flag.Parse()
+	zapOpts.BindFlags(fs)
+	_ = fs.Parse(os.Args[1:])
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
 	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
