@@ -70,5 +70,10 @@ func TestSnapshotReconcilesAndSub(t *testing.T) {
 	assert.Equal(t, map[string]int64{"error": 1}, d.Reconciles)
 	assert.Equal(t, map[string]int64{"patch deployments": 1}, d.Requests)
 	assert.True(t, after.Synced)
+	h := Hist{Count: 4, Sum: 1, Bounds: []float64{0.01, 0.1, 1}, Cum: []uint64{1, 3, 4}}
+	assert.Equal(t, 0.1, h.Quantile(0.5))
+	assert.Equal(t, 1.0, h.Quantile(0.99))
+	assert.Equal(t, 0.25, h.Mean())
+	assert.Equal(t, Hist{Count: 3, Sum: 0.5, Bounds: h.Bounds, Cum: []uint64{0, 2, 3}}, h.Sub(Hist{Count: 1, Sum: 0.5, Cum: []uint64{1, 1, 1}}))
 	assert.Positive(t, after.HeapAlloc)
 }

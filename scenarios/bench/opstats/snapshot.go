@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"runtime"
@@ -28,10 +29,14 @@ type Snapshot struct {
 	Requests map[string]int64 `json:"requests"`
 	// Reconciles are controller_runtime_reconcile_total of Controller by result.
 	Reconciles map[string]int64 `json:"reconciles"`
-	// HandoffCount and HandoffSum are the operator's own
-	// upgrade_operator_applicationupgrade_handoff_seconds histogram.
-	HandoffCount uint64  `json:"handoffCount"`
-	HandoffSum   float64 `json:"handoffSum"`
+	// Handoff is the operator's own
+	// upgrade_operator_applicationupgrade_handoff_seconds; ReconcileTime is
+	// controller_runtime_reconcile_time_seconds and QueueWait
+	// workqueue_queue_duration_seconds (time a request waited in the
+	// workqueue before a worker took it), both of Controller.
+	Handoff       Hist `json:"handoff"`
+	ReconcileTime Hist `json:"reconcileTime"`
+	QueueWait     Hist `json:"queueWait"`
 	// HeapAlloc is the live heap after a forced GC; HeapSys and Sys as in runtime.MemStats.
 	HeapAlloc uint64 `json:"heapAlloc"`
 	HeapSys   uint64 `json:"heapSys"`
@@ -95,8 +100,19 @@ func (s *Source) Snapshot() (Snapshot, error) {
 			}
 		case "upgrade_operator_applicationupgrade_handoff_seconds":
 			for _, m := range f.GetMetric() {
-				snap.HandoffCount += m.GetHistogram().GetSampleCount()
-				snap.HandoffSum += m.GetHistogram().GetSampleSum()
+				snap.Handoff.add(m.GetHistogram())
+			}
+		case "controller_runtime_reconcile_time_seconds":
+			for _, m := range f.GetMetric() {
+				if label(m, "controller") == s.Controller {
+					snap.ReconcileTime.add(m.GetHistogram())
+				}
+			}
+		case "workqueue_queue_duration_seconds":
+			for _, m := range f.GetMetric() {
+				if label(m, "name") == s.Controller || label(m, "controller") == s.Controller {
+					snap.QueueWait.add(m.GetHistogram())
+				}
 			}
 		}
 	}
@@ -195,7 +211,72 @@ func (s Snapshot) Sub(before Snapshot) Snapshot {
 			out.Reconciles[k] = d
 		}
 	}
-	out.HandoffCount -= before.HandoffCount
-	out.HandoffSum -= before.HandoffSum
+	out.Handoff = s.Handoff.Sub(before.Handoff)
+	out.ReconcileTime = s.ReconcileTime.Sub(before.ReconcileTime)
+	out.QueueWait = s.QueueWait.Sub(before.QueueWait)
 	return out
+}
+
+// Hist is a Prometheus histogram's state: Cum[i] samples were ≤ Bounds[i].
+type Hist struct {
+	Count  uint64    `json:"count"`
+	Sum    float64   `json:"sum"`
+	Bounds []float64 `json:"bounds,omitempty"`
+	Cum    []uint64  `json:"cum,omitempty"`
+}
+
+func (h *Hist) add(m *dto.Histogram) {
+	if m == nil {
+		return
+	}
+	h.Count += m.GetSampleCount()
+	h.Sum += m.GetSampleSum()
+	bs := m.GetBucket()
+	if len(h.Bounds) == 0 {
+		for _, b := range bs {
+			h.Bounds = append(h.Bounds, b.GetUpperBound())
+			h.Cum = append(h.Cum, 0)
+		}
+	}
+	for i, b := range bs {
+		if i < len(h.Cum) {
+			h.Cum[i] += b.GetCumulativeCount()
+		}
+	}
+}
+
+// Sub returns the samples added since before (same buckets).
+func (h Hist) Sub(before Hist) Hist {
+	out := Hist{Count: h.Count - before.Count, Sum: h.Sum - before.Sum, Bounds: h.Bounds}
+	out.Cum = make([]uint64, len(h.Cum))
+	for i := range h.Cum {
+		out.Cum[i] = h.Cum[i]
+		if i < len(before.Cum) {
+			out.Cum[i] -= before.Cum[i]
+		}
+	}
+	return out
+}
+
+// Mean is Sum/Count, 0 without samples.
+func (h Hist) Mean() float64 {
+	if h.Count == 0 {
+		return 0
+	}
+	return h.Sum / float64(h.Count)
+}
+
+// Quantile returns the upper bound of the bucket holding quantile q: an
+// upper estimate, as coarse as the buckets; +Inf beyond the last bound.
+func (h Hist) Quantile(q float64) float64 {
+	if h.Count == 0 {
+		return 0
+	}
+	want := q * float64(h.Count)
+	for i, c := range h.Cum {
+		if float64(c) >= want {
+			return h.Bounds[i]
+		}
+	}
+	return math.Inf(1)
 }

@@ -6,10 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,13 +22,21 @@ import (
 // demux keeps one eventlog.Recorder per namespace, all on one clock, fed
 // by a single cluster-wide Observer.
 type demux struct {
-	start time.Time
-	mu    sync.Mutex
-	recs  map[string]*eventlog.Recorder
+	start  time.Time
+	mu     sync.Mutex
+	recs   map[string]*eventlog.Recorder
+	status map[string][]DeploymentStatus
 }
 
 func newDemux(start time.Time) *demux {
-	return &demux{start: start, recs: map[string]*eventlog.Recorder{}}
+	return &demux{start: start, recs: map[string]*eventlog.Recorder{}, status: map[string][]DeploymentStatus{}}
+}
+
+// statuses returns the Deployment statuses seen in ns.
+func (d *demux) statuses(ns string) []DeploymentStatus {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]DeploymentStatus(nil), d.status[ns]...)
 }
 
 func (d *demux) rec(ns string) *eventlog.Recorder {
@@ -45,6 +53,12 @@ func (d *demux) rec(ns string) *eventlog.Recorder {
 // Observe implements realcluster.Sink.
 func (d *demux) Observe(typ watch.EventType, obj client.Object, at time.Time) {
 	d.rec(obj.GetNamespace()).Observe(typ, obj, at)
+	if dep, ok := obj.(*appsv1.Deployment); ok && typ != watch.Deleted {
+		st := statusOf(dep, d.since(at))
+		d.mu.Lock()
+		d.status[dep.Namespace] = append(d.status[dep.Namespace], st)
+		d.mu.Unlock()
+	}
 }
 
 func (d *demux) since(t time.Time) float64 { return t.Sub(d.start).Seconds() }
@@ -54,6 +68,11 @@ type latencyCase struct {
 	driver string // DriverOperator, DriverPoller or DriverAlone
 	timing Timing
 	ns     string
+	// twin, for DriverAlone, is the operator case whose image writes it
+	// mirrors: its worker image is written when the twin's is, its API
+	// image when the twin's is, so both rollouts run alone under the same
+	// load as the operator's.
+	twin string
 }
 
 // runLatency runs the latency phase on env: cfg.Demo upgrades of the demo
@@ -79,6 +98,7 @@ func runLatency(ctx context.Context, env *env, cfg Config) (*LatencyResult, erro
 			add(DriverOperator, cfg.FixedTiming, fmt.Sprintf("fixed-%02d", i))
 			add(DriverPoller, cfg.FixedTiming, fmt.Sprintf("fixed-%02d", i))
 			add(DriverAlone, cfg.FixedTiming, fmt.Sprintf("fixed-%02d", i))
+			cases[len(cases)-1].twin = cases[len(cases)-3].ns
 		}
 	}
 
@@ -116,7 +136,7 @@ func runLatency(ctx context.Context, env *env, cfg Config) (*LatencyResult, erro
 	if _, err := op.waitSynced(ctx, 2*time.Minute); err != nil {
 		return nil, err
 	}
-	before, err := op.snapshot(ctx)
+	before, err := op.waitQuiet(ctx, time.Second, time.Minute)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +163,10 @@ func runLatency(ctx context.Context, env *env, cfg Config) (*LatencyResult, erro
 	}
 	res := summarizeLatency(results, cfg)
 	d := after.Sub(before)
-	res.OperatorHandoffMetric = OperatorMetric{Count: d.HandoffCount, MeanSeconds: d.HandoffSum / math.Max(1, float64(d.HandoffCount))}
+	secs := time.Since(began).Seconds()
+	res.Operator = OperatorStats{Seconds: secs, Reconciles: d.ReconcileTotal(),
+		ReconcileMean: d.ReconcileTime.Mean(), ReconcileP99: d.ReconcileTime.Quantile(0.99), Busy: d.ReconcileTime.Sum / secs,
+		QueueWaitMean: d.QueueWait.Mean(), HandoffMetricCount: d.Handoff.Count, HandoffMetricMean: d.Handoff.Mean()}
 	return res, nil
 }
 
@@ -169,8 +192,18 @@ func runCase(ctx context.Context, env *env, app *demoApp, dm *demux, c latencyCa
 		r.PollerWorkerDone, r.PollerAPIDone = dm.since(pr.WorkerDone), dm.since(pr.APIDone)
 	case DriverAlone:
 		w, a := app.pollerTargets()
-		for _, t := range []poller.Target{w, a} {
-			if err := poller.SetImage(ctx, env.client, c.ns, t); err != nil {
+		twin, twinUp := dm.rec(c.twin), app.target(c.twin)
+		for _, step := range []struct {
+			t       poller.Target
+			written func(Timeline) bool
+		}{{w, func(t Timeline) bool { return t.WorkerWrite >= 0 }}, {a, func(t Timeline) bool { return t.APIWrite >= 0 }}} {
+			err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 5*time.Minute, true, func(context.Context) (bool, error) {
+				return step.written(Measure(twin.Events(), twinUp)), nil
+			})
+			if err != nil {
+				return r, fmt.Errorf("alone %s: twin %s never wrote %s: %w", c.ns, c.twin, step.t.Name, err)
+			}
+			if err := poller.SetImage(ctx, env.client, c.ns, step.t); err != nil {
 				return r, err
 			}
 		}
@@ -185,6 +218,7 @@ func runCase(ctx context.Context, env *env, app *demoApp, dm *demux, c latencyCa
 	if err != nil {
 		return r, fmt.Errorf("%s upgrade in %s: %w (timeline %+v)", c.driver, c.ns, err, r.Timeline)
 	}
+	r.WorkerStatusSettled = StatusSettled(dm.statuses(c.ns), rec.Events(), up)
 	return r, nil
 }
 

@@ -9,6 +9,9 @@ package realbench
 import (
 	"math"
 	"sort"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
 
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
@@ -165,4 +168,65 @@ func Summarize(samples []float64) Stats {
 func rank(sorted []float64, p float64) float64 {
 	i := int(math.Ceil(p*float64(len(sorted)))) - 1
 	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+// DeploymentStatus is one watch event of a Deployment, reduced to what
+// "the counters say done" needs.
+type DeploymentStatus struct {
+	T                                  float64 `json:"t"`
+	RV                                 string  `json:"rv"`
+	Name                               string  `json:"name"`
+	Generation, ObservedGeneration     int64
+	Spec, Replicas, Updated, Available int32
+	// Terminating is status.terminatingReplicas, -1 when absent.
+	Terminating int32
+}
+
+func statusOf(d *appsv1.Deployment, t float64) DeploymentStatus {
+	st := DeploymentStatus{T: t, RV: d.ResourceVersion, Name: d.Name, Generation: d.Generation, ObservedGeneration: d.Status.ObservedGeneration,
+		Spec: 1, Replicas: d.Status.Replicas, Updated: d.Status.UpdatedReplicas, Available: d.Status.AvailableReplicas, Terminating: -1}
+	if d.Spec.Replicas != nil {
+		st.Spec = *d.Spec.Replicas
+	}
+	if d.Status.TerminatingReplicas != nil {
+		st.Terminating = *d.Status.TerminatingReplicas
+	}
+	return st
+}
+
+// countersDone: generation observed, every counter equal to spec, nothing terminating.
+func (s DeploymentStatus) countersDone() bool {
+	return s.ObservedGeneration >= s.Generation && s.Replicas == s.Spec && s.Updated == s.Spec &&
+		s.Available == s.Spec && s.Terminating <= 0
+}
+
+// StatusSettled is when the worker Deployment's status, as the
+// controller-manager writes it, first showed the rollout done (counters
+// complete, terminatingReplicas 0) after the last old worker pod was
+// deleted: the two controller hops (ReplicaSet, then Deployment status)
+// the operator waits for. -1 when not seen.
+func StatusSettled(statuses []DeploymentStatus, events []eventlog.Event, u Upgrade) float64 {
+	// The resourceVersion of the last old worker pod's deletion.
+	var goneRV uint64
+	for _, e := range events {
+		if e.Namespace == u.Namespace && e.Deployment == u.Worker && e.Event == eventlog.PodDeleted && e.Image != u.WorkerImage {
+			if rv, err := strconv.ParseUint(e.RV, 10, 64); err == nil && rv > goneRV {
+				goneRV = rv
+			}
+		}
+	}
+	if goneRV == 0 {
+		return -1
+	}
+	best, bestRV := -1.0, uint64(math.MaxUint64)
+	for _, s := range statuses {
+		rv, err := strconv.ParseUint(s.RV, 10, 64)
+		if err != nil || s.Name != u.Worker || rv <= goneRV || !s.countersDone() {
+			continue
+		}
+		if rv < bestRV {
+			best, bestRV = s.T, rv
+		}
+	}
+	return best
 }

@@ -76,3 +76,18 @@ func TestSummarize(t *testing.T) {
 	assert.Equal(t, 0.01, s.Min)
 	assert.Equal(t, 0, Summarize(nil).N)
 }
+
+func TestStatusSettled(t *testing.T) {
+	events := logOf(
+		pod(0.1, eventlog.PodCreated, "w", "w-old", "w:1"),
+		pod(8, eventlog.PodDeleted, "w", "w-old", "w:1"), // rv 101
+	)
+	done := DeploymentStatus{Name: "w", Generation: 2, ObservedGeneration: 2, Spec: 1, Replicas: 1, Updated: 1, Available: 1, Terminating: 0}
+	early, stale, late, api := done, done, done, done
+	early.T, early.RV = 5, "99"                          // counters done while the old pod terminated: before the deletion
+	stale.T, stale.RV, stale.Terminating = 8.1, "102", 1 // not yet updated
+	late.T, late.RV = 8.3, "103"
+	api.T, api.RV, api.Name = 8.2, "102", "a"
+	assert.Equal(t, 8.3, StatusSettled([]DeploymentStatus{early, stale, api, late}, events, up))
+	assert.Equal(t, -1.0, StatusSettled([]DeploymentStatus{early}, events, up))
+}

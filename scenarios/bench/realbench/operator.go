@@ -93,8 +93,10 @@ func (p *operatorProc) waitSynced(ctx context.Context, timeout time.Duration) (o
 	return snap, err
 }
 
-// waitQuiet waits until no reconcile has happened for quiet (the initial
-// reconciles after a cache sync are over) and returns the last snapshot.
+// waitQuiet waits until neither a reconcile nor an API request has
+// happened for quiet (the controller's own informers start after the
+// cache reports synced, and initial reconciles follow) and returns the
+// last snapshot.
 func (p *operatorProc) waitQuiet(ctx context.Context, quiet, timeout time.Duration) (opstats.Snapshot, error) {
 	last, err := p.snapshot(ctx)
 	if err != nil {
@@ -106,7 +108,7 @@ func (p *operatorProc) waitQuiet(ctx context.Context, quiet, timeout time.Durati
 		if err != nil {
 			return false, err
 		}
-		if s.ReconcileTotal() != last.ReconcileTotal() {
+		if s.ReconcileTotal() != last.ReconcileTotal() || opstats.Total(s.Requests, nil) != opstats.Total(last.Requests, nil) {
 			since = time.Now()
 		}
 		last = s

@@ -134,11 +134,22 @@ func (r *Result) WriteTable(out io.Writer) {
 				fmt.Fprintf(out, "       %-10s total %s (n=%d, sd %s): overhead %+.3f s = %+.2f %%%s\n", driverName(o.Driver), sec(o.Total.Mean), o.Total.N, sec(o.Total.SD), o.Seconds, o.Percent, note)
 			}
 		}
+		for _, g := range l.Groups {
+			if g.Driver == DriverOperator && g.StatusLag.N > 0 {
+				fmt.Fprintf(out, "     operator handoff, %s, in two parts: pod gone → worker Deployment status done (controller-manager) p50 %s, p99 %s; that status → API write (operator) p50 %s, p99 %s\n",
+					g.Timing, dur(g.StatusLag.P50), dur(g.StatusLag.P99), dur(g.Reaction.P50), dur(g.Reaction.P99))
+			}
+		}
 		if g, ok := l.Group(DriverPoller, false); ok && g.PollerSawWorkerDone.N > 0 {
 			fmt.Fprintf(out, "     the poller's checks said \"worker done\" %s (p50) before the last old worker pod was gone\n", sec(-g.PollerSawWorkerDone.P50))
 		}
-		if h := l.OperatorHandoffMetric; h.Count > 0 {
-			fmt.Fprintf(out, "     the operator's own upgrade_operator_applicationupgrade_handoff_seconds: %d samples, mean %s\n", h.Count, ms(h.MeanSeconds))
+		if o := l.Operator; o.Reconciles > 0 {
+			fmt.Fprintf(out, "     operator over the %.0f s of upgrades: %d reconciles, %s mean (p99 ≤ %s), worker busy %.0f %%, mean wait in the workqueue %s\n",
+				o.Seconds, o.Reconciles, ms(o.ReconcileMean), ms(o.ReconcileP99), 100*o.Busy, ms(o.QueueWaitMean))
+			if o.HandoffMetricCount > 0 {
+				fmt.Fprintf(out, "     its own upgrade_operator_applicationupgrade_handoff_seconds: %d samples, mean %s (measured from status.phaseStartTime, a whole-second timestamp)\n",
+					o.HandoffMetricCount, ms(o.HandoffMetricMean))
+			}
 		}
 	}
 	if s := r.Sim; s != nil && len(s.Benchmarks) > 0 {

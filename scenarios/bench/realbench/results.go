@@ -19,6 +19,8 @@ type CaseResult struct {
 	// first said done; -1 for other drivers.
 	PollerWorkerDone float64 `json:"pollerWorkerDone"`
 	PollerAPIDone    float64 `json:"pollerAPIDone"`
+	// WorkerStatusSettled: see StatusSettled.
+	WorkerStatusSettled float64 `json:"workerStatusSettled"`
 }
 
 // Total is from the driver's start to the end of the API rollout (its last
@@ -50,6 +52,13 @@ type Group struct {
 	// PollerSawWorkerDone is the poller's "worker done" − WorkerGone
 	// (negative: it concluded while old worker pods still existed).
 	PollerSawWorkerDone Stats `json:"pollerSawWorkerDone"`
+	// The operator's handoff in two parts: StatusLag is the last old
+	// worker pod's deletion → the worker Deployment's status showing the
+	// rollout done (the controller-manager's ReplicaSet and Deployment
+	// status updates); Reaction is that status → the API image write (the
+	// operator: two reconciles and a status patch between them).
+	StatusLag Stats `json:"statusLag"`
+	Reaction  Stats `json:"reaction"`
 }
 
 // Overhead is the cost of ordering for one driver on the fixed timings:
@@ -62,24 +71,37 @@ type Overhead struct {
 	Percent  float64 `json:"percent"`
 }
 
-// OperatorMetric is the operator's own handoff histogram over the phase.
-type OperatorMetric struct {
-	Count       uint64  `json:"count"`
-	MeanSeconds float64 `json:"meanSeconds"`
+// OperatorStats is the operator process over the latency phase, from its
+// own metrics.
+type OperatorStats struct {
+	// Seconds is the length of the window (first upgrade started → last ended).
+	Seconds    float64 `json:"seconds"`
+	Reconciles int64   `json:"reconciles"`
+	// ReconcileMean and ReconcileP99 (bucket upper bound) are
+	// controller_runtime_reconcile_time_seconds; Busy is its sum over
+	// Seconds: the share of the time the (single) reconcile worker was busy.
+	ReconcileMean float64 `json:"reconcileMean"`
+	ReconcileP99  float64 `json:"reconcileP99"`
+	Busy          float64 `json:"busy"`
+	// QueueWaitMean is workqueue_queue_duration_seconds: how long a request
+	// waited before a worker took it.
+	QueueWaitMean float64 `json:"queueWaitMean"`
+	// HandoffMetricCount and HandoffMetricMean are the operator's own
+	// upgrade_operator_applicationupgrade_handoff_seconds.
+	HandoffMetricCount uint64  `json:"handoffMetricCount"`
+	HandoffMetricMean  float64 `json:"handoffMetricMean"`
 }
 
 // LatencyResult is the latency phase.
 type LatencyResult struct {
-	FixedTiming Timing       `json:"fixedTiming"`
-	Stagger     string       `json:"stagger"`
-	Groups      []Group      `json:"groups"`
-	AloneWorker Stats        `json:"aloneWorker"`
-	AloneAPI    Stats        `json:"aloneAPI"`
-	Overheads   []Overhead   `json:"overheads"`
-	Cases       []CaseResult `json:"cases"`
-	// OperatorHandoffMetric is upgrade_operator_applicationupgrade_handoff_seconds
-	// over the phase, the operator's own view of its handoffs.
-	OperatorHandoffMetric OperatorMetric `json:"operatorHandoffMetric"`
+	FixedTiming Timing        `json:"fixedTiming"`
+	Stagger     string        `json:"stagger"`
+	Groups      []Group       `json:"groups"`
+	AloneWorker Stats         `json:"aloneWorker"`
+	AloneAPI    Stats         `json:"aloneAPI"`
+	Overheads   []Overhead    `json:"overheads"`
+	Cases       []CaseResult  `json:"cases"`
+	Operator    OperatorStats `json:"operator"`
 }
 
 // Group returns the group of driver with fixed timings or not.
@@ -128,7 +150,7 @@ func summarizeLatency(cases []CaseResult, cfg Config) *LatencyResult {
 	for _, k := range keys {
 		cs := by[k]
 		g := Group{Driver: k.driver, Timing: cs[0].Timing, Fixed: k.fixed, N: len(cs)}
-		var handoff, total, wr, ar, start, completed, saw []float64
+		var handoff, total, wr, ar, start, completed, saw, lag, react []float64
 		for _, c := range cs {
 			if c.Driver != DriverAlone {
 				handoff = append(handoff, c.Handoff())
@@ -144,12 +166,17 @@ func summarizeLatency(cases []CaseResult, cfg Config) *LatencyResult {
 			if c.Completed >= 0 {
 				completed = append(completed, c.Completed-c.APIGone)
 			}
+			if c.Driver == DriverOperator && c.WorkerStatusSettled >= 0 && c.WorkerGone >= 0 {
+				lag = append(lag, c.WorkerStatusSettled-c.WorkerGone)
+				react = append(react, c.APIWrite-c.WorkerStatusSettled)
+			}
 			if c.PollerWorkerDone >= 0 {
 				saw = append(saw, c.PollerWorkerDone-c.WorkerGone)
 			}
 		}
 		g.Handoff, g.Total, g.WorkerRollout, g.APIRollout = Summarize(handoff), Summarize(total), Summarize(wr), Summarize(ar)
 		g.StartLatency, g.CompletedAfter, g.PollerSawWorkerDone = Summarize(start), Summarize(completed), Summarize(saw)
+		g.StatusLag, g.Reaction = Summarize(lag), Summarize(react)
 		res.Groups = append(res.Groups, g)
 	}
 	if alone, ok := res.Group(DriverAlone, true); ok {
@@ -186,7 +213,9 @@ type ScaleRow struct {
 	RequestsByKey   map[string]int64 `json:"requestsByKey"`
 	StartupRequests int64            `json:"startupRequests"`
 	StartupByKey    map[string]int64 `json:"startupByKey"`
-	// SyncSeconds is process start → caches synced.
+	// StartupRequests are those made before the upgrade, once quiet (no
+	// request or reconcile for 1 s). SyncSeconds is process start → the
+	// manager's cache reported synced.
 	SyncSeconds float64 `json:"syncSeconds"`
 	// HeapBytes is the live heap after a forced GC at the end; RSS and
 	// PeakRSS are VmRSS and VmHWM then.

@@ -149,7 +149,7 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 	row.Requests = opstats.Total(d.Requests, opstats.IsWatch)
 	row.Watches = opstats.Total(d.Requests, nil) - row.Requests
 	row.RequestsByKey = d.Requests
-	row.StartupRequests, row.StartupByKey = opstats.Total(synced.Requests, nil), synced.Requests
+	row.StartupRequests, row.StartupByKey = opstats.Total(s0.Requests, nil), s0.Requests
 	row.SyncSeconds = synced.SyncSeconds
 	row.HeapBytes, row.RSS, row.PeakRSS = s1.HeapAlloc, s1.RSS, s1.PeakRSS
 	if h := tl.Handoff(); !math.IsNaN(h) {
