@@ -240,8 +240,8 @@ bench: controlplane ## Handoff latency, ordering overhead, 2 s poller baseline, 
 	$(GO) build -o $(BIN)/benchoperator ./scenarios/bench/cmd/benchoperator
 	$(GO) build -tags bench -o $(BIN)/bench ./scenarios/bench/cmd/bench
 	$(GO) test -c -o $(BIN)/simbench.test ./scenarios/bench/simbench
-	cd scenarios/bench/simbench && $(BIN)/simbench.test -test.run '^$$' -test.bench '^BenchmarkDemoRun$$' -test.benchmem -test.cpu 1 -test.count $(BENCH_SIM_COUNT) > $(CURDIR)/bench-sim.txt
-	cd scenarios/bench/simbench && $(BIN)/simbench.test -test.run '^$$' -test.bench '^BenchmarkDemoRunParallel$$' -test.benchmem -test.cpu $$(nproc) -test.count 3 >> $(CURDIR)/bench-sim.txt
+	cd scenarios/bench/simbench && $(BIN)/simbench.test -test.run '^$$' -test.bench '^BenchmarkDemoRun$$' -test.benchmem -test.cpu 1 -test.benchtime 2s -test.count $(BENCH_SIM_COUNT) > $(CURDIR)/bench-sim.txt
+	cd scenarios/bench/simbench && $(BIN)/simbench.test -test.run '^$$' -test.bench '^BenchmarkDemoRunParallel$$' -test.benchmem -test.cpu $$(nproc) -test.benchtime 2s -test.count 3 >> $(CURDIR)/bench-sim.txt
 	$(BIN)/bench -operator $(BIN)/benchoperator -sim bench-sim.txt -json bench.json $(ARGS)
 
 ##@ Real control plane

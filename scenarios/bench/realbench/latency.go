@@ -175,7 +175,7 @@ func runLatency(ctx context.Context, env *env, cfg Config) (*LatencyResult, erro
 func runCase(ctx context.Context, env *env, app *demoApp, dm *demux, c latencyCase) (CaseResult, error) {
 	rec := dm.rec(c.ns)
 	up := app.target(c.ns)
-	r := CaseResult{Namespace: c.ns, Driver: c.driver, Timing: c.timing.String(), Fixed: !c.timing.IsZero(), PollerWorkerDone: -1, PollerAPIDone: -1}
+	r := CaseResult{Namespace: c.ns, Driver: c.driver, Timing: c.timing.String(), Fixed: !c.timing.IsZero(), Twin: c.twin, PollerWorkerDone: -1, PollerAPIDone: -1}
 	r.Start = dm.since(time.Now())
 	switch c.driver {
 	case DriverOperator:

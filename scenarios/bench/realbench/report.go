@@ -65,10 +65,16 @@ func (r *Result) CheckTargets() {
 	}
 	if r.Sim != nil {
 		if b, ok := r.Sim.Bench(simBenchmark, 1); ok {
-			t := TargetCheck{Target: "≥ 500 simulated demo runs/s per core", Met: b.RunsPerSec >= TargetSimRunsPerS,
-				Measured: fmt.Sprintf("%.1f runs/s on 1 core (%s -cpu 1)", b.RunsPerSec, simBenchmark)}
-			if !t.Met && b.RunsPerSec > 0 {
-				t.Measured += fmt.Sprintf("; missed: %.0f× too slow", TargetSimRunsPerS/b.RunsPerSec)
+			// Per core = per CPU-second where measured: other work on the
+			// shared cores stretches wall time, not (much) CPU time.
+			perCore, unit := b.RunsPerCPUSec, "runs per CPU-second"
+			if perCore == 0 {
+				perCore, unit = b.RunsPerSec, "runs/s"
+			}
+			t := TargetCheck{Target: "≥ 500 simulated demo runs/s per core", Met: perCore >= TargetSimRunsPerS,
+				Measured: fmt.Sprintf("%.1f %s (%s -cpu 1; %.1f runs/s of wall time)", perCore, unit, simBenchmark, b.RunsPerSec)}
+			if !t.Met && perCore > 0 {
+				t.Measured += fmt.Sprintf("; missed: %.0f× too slow", TargetSimRunsPerS/perCore)
 			}
 			r.Targets = append(r.Targets, t)
 		}
@@ -124,14 +130,19 @@ func (r *Result) WriteTable(out io.Writer) {
 		}
 		tw.Flush()
 		if len(l.Overheads) > 0 {
-			fmt.Fprintf(out, "     ordering overhead, %s: total − (worker alone %s + API alone %s = %s)\n",
+			fmt.Fprintf(out, "     ordering overhead, %s: total − (worker alone + API alone; the no-ordering twins wrote the same images at the operator's moments: %s + %s = %s)\n",
 				fixedName(l.FixedTiming), sec(l.AloneWorker.Mean), sec(l.AloneAPI.Mean), sec(l.AloneWorker.Mean+l.AloneAPI.Mean))
 			for _, o := range l.Overheads {
+				how := "from the means"
+				if o.Paired.N > 0 {
+					how = fmt.Sprintf("mean of %d pairs with their twins, sd %.3f s; from the means %+.3f s", o.Paired.N, o.Paired.SD, o.Unpaired)
+				}
 				note := ""
 				if o.Seconds < 0 {
-					note = "  (negative: the API rollout overlapped the old worker pods' termination)"
+					note = "; negative: the API rollout overlapped the old worker pods' termination"
 				}
-				fmt.Fprintf(out, "       %-10s total %s (n=%d, sd %s): overhead %+.3f s = %+.2f %%%s\n", driverName(o.Driver), sec(o.Total.Mean), o.Total.N, sec(o.Total.SD), o.Seconds, o.Percent, note)
+				fmt.Fprintf(out, "       %-10s total %s (n=%d, sd %s): overhead %+.3f s = %+.2f %% (%s%s)\n",
+					driverName(o.Driver), sec(o.Total.Mean), o.Total.N, sec(o.Total.SD), o.Seconds, o.Percent, how, note)
 			}
 		}
 		for _, g := range l.Groups {
@@ -155,10 +166,10 @@ func (r *Result) WriteTable(out io.Writer) {
 	if s := r.Sim; s != nil && len(s.Benchmarks) > 0 {
 		fmt.Fprintf(out, "\n4. Simulator: one demo upgrade per op, build → Completed (go test -bench, raw output in %s, medians)\n", s.File)
 		tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "benchmark\tcores\tn\truns/s\truns/s/core\tvirtual:wall\tms/run\tallocs/run\tMB/run")
+		fmt.Fprintln(tw, "benchmark\tGOMAXPROCS\tn\truns/s (wall)\truns/CPU-s\tvirtual:wall\tms/run (wall)\tallocs/run\tMB allocated/run")
 		for _, b := range s.Benchmarks {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.1f\t%.1f\t%.0f\t%.1f\t%.0f\t%.1f\n", b.Name, b.Procs, b.Samples, b.RunsPerSec,
-				b.RunsPerSec/float64(max(1, b.Procs)), b.VirtualWall, b.NsPerOp/1e6, b.AllocsPerOp, b.BytesPerOp/1e6)
+				b.RunsPerCPUSec, b.VirtualWall, b.NsPerOp/1e6, b.AllocsPerOp, b.BytesPerOp/1e6)
 		}
 		tw.Flush()
 	}

@@ -19,6 +19,9 @@ type CaseResult struct {
 	// first said done; -1 for other drivers.
 	PollerWorkerDone float64 `json:"pollerWorkerDone"`
 	PollerAPIDone    float64 `json:"pollerAPIDone"`
+	// Twin is, for the no-ordering driver, the operator case whose image
+	// writes it mirrored.
+	Twin string `json:"twin,omitempty"`
 	// WorkerStatusSettled: see StatusSettled.
 	WorkerStatusSettled float64 `json:"workerStatusSettled"`
 }
@@ -63,12 +66,21 @@ type Group struct {
 
 // Overhead is the cost of ordering for one driver on the fixed timings:
 // mean total − (mean worker rollout alone + mean API rollout alone).
+//
+// For the operator, whose every upgrade has a no-ordering twin that wrote
+// the same images at the same moments, Paired holds the per-pair
+// differences total − (twin's worker rollout + twin's API rollout): load
+// that varies during the run then cancels out, and Seconds and Percent are
+// their mean. Otherwise (the poller) they come from the means.
 type Overhead struct {
 	Driver   string  `json:"driver"`
 	Total    Stats   `json:"total"`
 	AloneSum float64 `json:"aloneSum"`
+	Paired   Stats   `json:"paired"`
 	Seconds  float64 `json:"seconds"`
 	Percent  float64 `json:"percent"`
+	// Unpaired is mean total − AloneSum, for comparison.
+	Unpaired float64 `json:"unpaired"`
 }
 
 // OperatorStats is the operator process over the latency phase, from its
@@ -182,12 +194,29 @@ func summarizeLatency(cases []CaseResult, cfg Config) *LatencyResult {
 	if alone, ok := res.Group(DriverAlone, true); ok {
 		res.AloneWorker, res.AloneAPI = alone.WorkerRollout, alone.APIRollout
 		sum := alone.WorkerRollout.Mean + alone.APIRollout.Mean
+		byNS := map[string]CaseResult{}
+		for _, c := range cases {
+			byNS[c.Namespace] = c
+		}
 		for _, d := range []string{DriverOperator, DriverPoller} {
-			if g, ok := res.Group(d, true); ok && g.Total.N > 0 {
-				o := Overhead{Driver: d, Total: g.Total, AloneSum: sum, Seconds: g.Total.Mean - sum}
-				o.Percent = 100 * o.Seconds / g.Total.Mean
-				res.Overheads = append(res.Overheads, o)
+			g, ok := res.Group(d, true)
+			if !ok || g.Total.N == 0 {
+				continue
 			}
+			o := Overhead{Driver: d, Total: g.Total, AloneSum: sum, Unpaired: g.Total.Mean - sum}
+			var paired []float64
+			for _, c := range cases {
+				if twin, ok := byNS[c.Twin]; ok && c.Driver == DriverAlone && twin.Driver == d {
+					paired = append(paired, twin.Total()-((c.WorkerGone-c.WorkerWrite)+(c.APIGone-c.APIWrite)))
+				}
+			}
+			o.Paired = Summarize(paired)
+			o.Seconds = o.Unpaired
+			if o.Paired.N > 0 {
+				o.Seconds = o.Paired.Mean
+			}
+			o.Percent = 100 * o.Seconds / g.Total.Mean
+			res.Overheads = append(res.Overheads, o)
 		}
 	}
 	return res

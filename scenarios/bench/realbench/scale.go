@@ -45,6 +45,7 @@ func runScale(ctx context.Context, e *env, cfg Config) (*ScaleResult, error) {
 	}
 	sizes := slices.Sorted(slices.Values(cfg.Sizes))
 	have := 0
+	gone := "" // the previous run's namespace, being deleted
 	for _, size := range sizes {
 		began := time.Now()
 		if size > have {
@@ -63,17 +64,21 @@ func runScale(ctx context.Context, e *env, cfg Config) (*ScaleResult, error) {
 		res.FillerSeconds[size] = time.Since(began).Seconds()
 		for _, scope := range cfg.Scopes {
 			e.logf("scale: %d unrelated Deployments, scope %s", size, scope)
-			row, err := scaleRun(ctx, e, cfg, app, size, scope, fillerNS)
+			row, err := scaleRun(ctx, e, cfg, app, size, scope, fillerNS, gone)
 			if err != nil {
 				return res, err
 			}
 			res.Rows = append(res.Rows, row)
+			gone = fmt.Sprintf("scale-%d-%s", size, scope)
 		}
 	}
 	return res, nil
 }
 
-func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, scope string, fillerNS []string) (ScaleRow, error) {
+// scaleRun runs one row. previous, when set, is the namespace of the
+// previous row, being deleted: the operator starts only once it is gone,
+// so that its upgrade and pods are in no cache and cause no reconcile.
+func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, scope string, fillerNS []string, previous string) (ScaleRow, error) {
 	row := ScaleRow{Fillers: size, Scope: scope, ChurnRate: cfg.ChurnRate}
 	ns := fmt.Sprintf("scale-%d-%s", size, scope)
 	start := time.Now()
@@ -106,6 +111,14 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 		return row, fmt.Errorf("unknown scope %q: want all, listed or own", scope)
 	}
 	row.WatchNamespaces = len(watch)
+	if previous != "" {
+		err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+			return apierrors.IsNotFound(e.client.Get(ctx, client.ObjectKey{Name: previous}, &corev1.Namespace{})), nil
+		})
+		if err != nil {
+			return row, fmt.Errorf("namespace %s not gone: %w", previous, err)
+		}
+	}
 	op, err := startOperator(ctx, e.operatorBin, e.kubeconfig, e.dir, "operator-"+ns, watch)
 	if err != nil {
 		return row, err
@@ -159,18 +172,9 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 	if err := op.stop(); err != nil {
 		e.logf("scale: operator %s: %v", ns, err)
 	}
-	// The namespace goes, and is waited for: its upgrade and pods would
-	// otherwise be in the next cluster-wide operator's caches and reconciles.
-	if err := e.client.Delete(ctx, nsObj); err != nil {
-		return row, err
-	}
-	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
-		return apierrors.IsNotFound(e.client.Get(ctx, client.ObjectKeyFromObject(nsObj), &corev1.Namespace{})), nil
-	})
-	if err != nil {
-		return row, fmt.Errorf("namespace %s not gone: %w", ns, err)
-	}
-	return row, nil
+	// The namespace goes (the next row waits for it): its upgrade and pods
+	// would otherwise be in the next cluster-wide operator's caches.
+	return row, e.client.Delete(ctx, nsObj)
 }
 
 // waitFillersSettled waits until the controller-manager has made a

@@ -11,14 +11,16 @@ import (
 // SimBench is one benchmark of `go test -bench` output, medians over its
 // lines (-count); the raw file stays benchstat-comparable.
 type SimBench struct {
-	Name        string  `json:"name"`
-	Procs       int     `json:"procs"`
-	Samples     int     `json:"samples"`
-	NsPerOp     float64 `json:"nsPerOp"`
-	RunsPerSec  float64 `json:"runsPerSec"`
-	VirtualWall float64 `json:"virtualWall"`
-	BytesPerOp  float64 `json:"bytesPerOp"`
-	AllocsPerOp float64 `json:"allocsPerOp"`
+	Name       string  `json:"name"`
+	Procs      int     `json:"procs"`
+	Samples    int     `json:"samples"`
+	NsPerOp    float64 `json:"nsPerOp"`
+	RunsPerSec float64 `json:"runsPerSec"`
+	// RunsPerCPUSec is runs per second of the process's CPU time.
+	RunsPerCPUSec float64 `json:"runsPerCPUSec"`
+	VirtualWall   float64 `json:"virtualWall"`
+	BytesPerOp    float64 `json:"bytesPerOp"`
+	AllocsPerOp   float64 `json:"allocsPerOp"`
 }
 
 // SimResult is the simulator phase.
@@ -81,7 +83,7 @@ func ParseBench(r io.Reader) ([]SimBench, error) {
 	for _, k := range order {
 		m := samples[k]
 		out = append(out, SimBench{Name: k.name, Procs: k.procs, Samples: len(m["ns/op"]),
-			NsPerOp: median(m["ns/op"]), RunsPerSec: median(m["runs/s"]), VirtualWall: median(m["virtual:wall"]),
+			NsPerOp: median(m["ns/op"]), RunsPerSec: median(m["runs/s"]), RunsPerCPUSec: median(m["runs/cpu-s"]), VirtualWall: median(m["virtual:wall"]),
 			BytesPerOp: median(m["B/op"]), AllocsPerOp: median(m["allocs/op"])})
 	}
 	return out, nil
