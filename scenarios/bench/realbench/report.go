@@ -135,7 +135,7 @@ func (r *Result) WriteTable(out io.Writer) {
 			for _, o := range l.Overheads {
 				how := "from the means"
 				if o.Paired.N > 0 {
-					how = fmt.Sprintf("mean of %d pairs with their twins, sd %.3f s; from the means %+.3f s", o.Paired.N, o.Paired.SD, o.Unpaired)
+					how = fmt.Sprintf("over %d pairs with their twins: sd %.3f s, standard error %.3f s", o.Paired.N, o.Paired.SD, o.Paired.SD/math.Sqrt(float64(o.Paired.N)))
 				}
 				note := ""
 				if o.Seconds < 0 {
