@@ -55,10 +55,15 @@ func (r *Result) CheckTargets() {
 			r.Targets = append(r.Targets, t)
 		}
 		if o, ok := l.Overhead(DriverOperator); ok {
-			t := TargetCheck{Target: "ordering overhead ≤ 1 % of the total", Met: o.Percent <= TargetOverheadPct,
-				Measured: fmt.Sprintf("%+.2f %% (%+.3f s of %.2f s)", o.Percent, o.Seconds, o.Total.Mean)}
+			// Judged on the larger of the direct figure (noisy: rollouts of
+			// ~25 s vary by tenths of seconds on shared cores) and the
+			// components (start latency + handoff), which are precise.
+			worst := max(o.Percent, o.ComponentsPercent)
+			t := TargetCheck{Target: "ordering overhead ≤ 1 % of the total", Met: worst <= TargetOverheadPct,
+				Measured: fmt.Sprintf("direct %+.2f %% (%+.3f s of %.2f s, standard error %.2f %%); start latency + handoff %+.2f %% (%.3f s)",
+					o.Percent, o.Seconds, o.Total.Mean, 100*o.Paired.SD/math.Sqrt(float64(max(1, o.Paired.N)))/o.Total.Mean, o.ComponentsPercent, o.Components)}
 			if !t.Met {
-				t.Measured += fmt.Sprintf("; missed by %.2f points", o.Percent-TargetOverheadPct)
+				t.Measured += fmt.Sprintf("; missed by %.2f points", worst-TargetOverheadPct)
 			}
 			r.Targets = append(r.Targets, t)
 		}
@@ -90,15 +95,15 @@ func (r *Result) CheckTargets() {
 				continue
 			}
 			any = true
-			dr := relChange(float64(a.Reconciles), float64(b.Reconciles))
-			dq := relChange(float64(a.Requests), float64(b.Requests))
+			dr := relChange(a.Reconciles, b.Reconciles)
+			dq := relChange(a.Requests, b.Requests)
 			met = met && math.Abs(dr) <= TargetScaleDiffPct && math.Abs(dq) <= TargetScaleDiffPct
-			parts = append(parts, fmt.Sprintf("%s: reconciles %d→%d (%+.0f %%), requests %d→%d (%+.0f %%)",
+			parts = append(parts, fmt.Sprintf("%s: reconciles %.1f→%.1f (%+.0f %%), requests %.1f→%.1f (%+.0f %%)",
 				scope, a.Reconciles, b.Reconciles, dr, a.Requests, b.Requests, dq))
 		}
 		if any {
 			r.Targets = append(r.Targets, TargetCheck{
-				Target:   fmt.Sprintf("reconciles and requests per upgrade at %s unrelated Deployments within 10 %% of %s", thousands(hi), thousands(lo)),
+				Target:   fmt.Sprintf("reconciles and requests per upgrade at %s unrelated Deployments within 10 %% of %s (means of %d upgrades per row)", thousands(hi), thousands(lo), r.Config.ScaleUpgrades),
 				Measured: strings.Join(parts, "; "), Met: met})
 		}
 	}
@@ -143,6 +148,10 @@ func (r *Result) WriteTable(out io.Writer) {
 				}
 				fmt.Fprintf(out, "       %-10s total %s (n=%d, sd %s): overhead %+.3f s = %+.2f %% (%s%s)\n",
 					driverName(o.Driver), sec(o.Total.Mean), o.Total.N, sec(o.Total.SD), o.Seconds, o.Percent, how, note)
+				if o.Driver == DriverOperator {
+					fmt.Fprintf(out, "       %-10s by its parts: start → worker write %s + handoff %s = %.3f s = %+.2f %%\n", "",
+						ms(o.Components-handoffMean(l, o.Driver)), ms(handoffMean(l, o.Driver)), o.Components, o.ComponentsPercent)
+				}
 			}
 		}
 		for _, g := range l.Groups {
@@ -174,15 +183,15 @@ func (r *Result) WriteTable(out io.Writer) {
 		tw.Flush()
 	}
 	if s := r.Scale; s != nil && len(s.Rows) > 0 {
-		fmt.Fprintf(out, "\n5. Cost versus cluster size: one upgrade per row, fresh operator process, %s; %.0f updates/s to unrelated Deployments during the upgrade\n",
-			fixedName(s.Timing), r.Config.ChurnRate)
-		fmt.Fprintln(out, "     reconciles and requests: upgrade created → 1 s after Completed; heap: live after GC at the end; startup: process start → caches synced")
+		fmt.Fprintf(out, "\n5. Cost versus cluster size: each row a fresh operator process and %d upgrades side by side, %s; %.0f updates/s to unrelated Deployments meanwhile\n",
+			r.Config.ScaleUpgrades, fixedName(s.Timing), r.Config.ChurnRate)
+		fmt.Fprintln(out, "     reconciles and requests (watches excluded) per upgrade: upgrades created → 1 s after the last Completed; heap: live after GC at the end; startup: requests until quiet")
 		tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "unrelated\tscope\tcached\treconciles\trequests\twatches\tchurn\tstartup req\tsync\theap\tRSS\tpeak RSS\thandoff")
+		fmt.Fprintln(tw, "unrelated\tscope\tcached\treconciles\trequests\twatches\tchurn\tstartup req\tsync\theap\tRSS\tpeak RSS\thandoff p50")
 		for _, row := range s.Rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", thousands(row.Fillers), scopeName(row), thousands(row.WatchedFillers),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", thousands(row.Fillers), scopeName(row), thousands(row.WatchedFillers),
 				row.Reconciles, row.Requests, row.Watches, row.ChurnUpdates, row.StartupRequests, sec(row.SyncSeconds),
-				mb(int64(row.HeapBytes)), mb(row.RSS), mb(row.PeakRSS), dur(row.Handoff))
+				mb(int64(row.HeapBytes)), mb(row.RSS), mb(row.PeakRSS), dur(row.Handoff.P50))
 		}
 		tw.Flush()
 	}
@@ -196,6 +205,11 @@ func (r *Result) WriteTable(out io.Writer) {
 			fmt.Fprintf(out, "  [%s] %s — %s\n", v, t.Target, t.Measured)
 		}
 	}
+}
+
+func handoffMean(l *LatencyResult, driver string) float64 {
+	g, _ := l.Group(driver, true)
+	return g.Handoff.Mean
 }
 
 func driverName(d string) string {

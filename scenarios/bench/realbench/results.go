@@ -81,6 +81,11 @@ type Overhead struct {
 	Percent  float64 `json:"percent"`
 	// Unpaired is mean total − AloneSum, for comparison.
 	Unpaired float64 `json:"unpaired"`
+	// Components is what ordering adds by construction, free of the
+	// rollouts' own noise: mean start → worker write + mean handoff, and
+	// ComponentsPercent the same over the mean total.
+	Components        float64 `json:"components"`
+	ComponentsPercent float64 `json:"componentsPercent"`
 }
 
 // OperatorStats is the operator process over the latency phase, from its
@@ -203,7 +208,9 @@ func summarizeLatency(cases []CaseResult, cfg Config) *LatencyResult {
 			if !ok || g.Total.N == 0 {
 				continue
 			}
-			o := Overhead{Driver: d, Total: g.Total, AloneSum: sum, Unpaired: g.Total.Mean - sum}
+			o := Overhead{Driver: d, Total: g.Total, AloneSum: sum, Unpaired: g.Total.Mean - sum,
+				Components: g.StartLatency.Mean + g.Handoff.Mean}
+			o.ComponentsPercent = 100 * o.Components / g.Total.Mean
 			var paired []float64
 			for _, c := range cases {
 				if twin, ok := byNS[c.Twin]; ok && c.Driver == DriverAlone && twin.Driver == d {
@@ -233,11 +240,14 @@ type ScaleRow struct {
 	WatchNamespaces int    `json:"watchNamespaces"`
 	// WatchedFillers is how many fillers the operator's caches hold.
 	WatchedFillers int `json:"watchedFillers"`
-	// Reconciles of the upgrade, from its creation to 1 s after Completed.
-	Reconciles int64 `json:"reconciles"`
-	// Requests the operator made over the same window, watches excluded,
-	// and the watches (re)opened then.
-	Requests        int64            `json:"requests"`
+	// Upgrades ran side by side in this row, each in a namespace of its own.
+	Upgrades int `json:"upgrades"`
+	// Reconciles per upgrade: the operator's reconciles from the upgrades'
+	// creation to 1 s after the last Completed, divided by Upgrades.
+	Reconciles float64 `json:"reconciles"`
+	// Requests per upgrade the operator made over the same window, watches
+	// excluded, and the watches (re)opened then (not divided).
+	Requests        float64          `json:"requests"`
 	Watches         int64            `json:"watches"`
 	RequestsByKey   map[string]int64 `json:"requestsByKey"`
 	StartupRequests int64            `json:"startupRequests"`
@@ -251,9 +261,9 @@ type ScaleRow struct {
 	HeapBytes uint64 `json:"heapBytes"`
 	RSS       int64  `json:"rss"`
 	PeakRSS   int64  `json:"peakRSS"`
-	// Handoff and Total are the upgrade's, seconds.
-	Handoff float64 `json:"handoff"`
-	Total   float64 `json:"total"`
+	// Handoff and Total are over the upgrades, seconds.
+	Handoff Stats `json:"handoff"`
+	Total   Stats `json:"total"`
 	// ChurnUpdates were made to fillers during the upgrade, at ChurnRate per second.
 	ChurnUpdates int     `json:"churnUpdates"`
 	ChurnRate    float64 `json:"churnRate"`

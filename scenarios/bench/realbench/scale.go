@@ -5,7 +5,6 @@ package realbench
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -21,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/scenarios/bench/opstats"
-	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
 )
 
@@ -45,7 +43,7 @@ func runScale(ctx context.Context, e *env, cfg Config) (*ScaleResult, error) {
 	}
 	sizes := slices.Sorted(slices.Values(cfg.Sizes))
 	have := 0
-	gone := "" // the previous run's namespace, being deleted
+	var gone []string // the previous row's namespaces, being deleted
 	for _, size := range sizes {
 		began := time.Now()
 		if size > have {
@@ -64,117 +62,147 @@ func runScale(ctx context.Context, e *env, cfg Config) (*ScaleResult, error) {
 		res.FillerSeconds[size] = time.Since(began).Seconds()
 		for _, scope := range cfg.Scopes {
 			e.logf("scale: %d unrelated Deployments, scope %s", size, scope)
-			row, err := scaleRun(ctx, e, cfg, app, size, scope, fillerNS, gone)
+			row, names, err := scaleRun(ctx, e, cfg, app, size, scope, fillerNS, gone)
 			if err != nil {
 				return res, err
 			}
 			res.Rows = append(res.Rows, row)
-			gone = fmt.Sprintf("scale-%d-%s", size, scope)
+			gone = names
 		}
 	}
 	return res, nil
 }
 
-// scaleRun runs one row. previous, when set, is the namespace of the
-// previous row, being deleted: the operator starts only once it is gone,
-// so that its upgrade and pods are in no cache and cause no reconcile.
-func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, scope string, fillerNS []string, previous string) (ScaleRow, error) {
-	row := ScaleRow{Fillers: size, Scope: scope, ChurnRate: cfg.ChurnRate}
-	ns := fmt.Sprintf("scale-%d-%s", size, scope)
-	start := time.Now()
-	rec := eventlog.NewRecorder(start, nil)
-	obs, err := realcluster.Observe(ctx, e.cfg, ns, rec)
-	if err != nil {
-		return row, err
+// scaleRun runs one row: cfg.ScaleUpgrades upgrades side by side, each in
+// a namespace of its own. previous, when set, are the namespaces of the
+// previous row, being deleted: the operator starts only once they are
+// gone, so that their upgrades and pods are in no cache and cause no reconcile.
+func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, scope string, fillerNS, previous []string) (ScaleRow, []string, error) {
+	row := ScaleRow{Fillers: size, Scope: scope, ChurnRate: cfg.ChurnRate, Upgrades: cfg.ScaleUpgrades}
+	dm := newDemux(time.Now())
+	type one struct {
+		ns    string
+		nsObj *corev1.Namespace
+		up    Upgrade
+		u     client.Object
+		obs   *realcluster.Observer
 	}
-	defer obs.Stop()
-	nsObj, w, a, u := app.objects(ns, cfg.ScaleTiming)
-	if err := realcluster.Apply(ctx, e.client, []client.Object{nsObj, w, a}); err != nil {
-		return row, err
+	runs := make([]*one, cfg.ScaleUpgrades)
+	var names []string
+	defer func() {
+		for _, r := range runs {
+			if r != nil && r.obs != nil {
+				r.obs.Stop()
+			}
+		}
+	}()
+	for i := range runs {
+		ns := fmt.Sprintf("scale-%d-%s-%d", size, scope, i)
+		nsObj, w, a, u := app.objects(ns, cfg.ScaleTiming)
+		obs, err := realcluster.Observe(ctx, e.cfg, ns, dm)
+		if err != nil {
+			return row, names, err
+		}
+		runs[i] = &one{ns: ns, nsObj: nsObj, up: app.target(ns), u: u, obs: obs}
+		names = append(names, ns)
+		if err := realcluster.Apply(ctx, e.client, []client.Object{nsObj, w, a}); err != nil {
+			return row, names, err
+		}
 	}
-	up := app.target(ns)
-	if err := waitInitialRollout(ctx, rec, up, 2*time.Minute); err != nil {
-		return row, err
-	}
-	if err := realcluster.WaitRolledOut(ctx, e.client, ns, time.Minute); err != nil {
-		return row, err
+	for _, r := range runs {
+		if err := waitInitialRollout(ctx, dm.rec(r.ns), r.up, 2*time.Minute); err != nil {
+			return row, names, err
+		}
+		if err := realcluster.WaitRolledOut(ctx, e.client, r.ns, time.Minute); err != nil {
+			return row, names, err
+		}
 	}
 	var watch []string
 	switch scope {
 	case "all":
 		row.WatchedFillers = size
 	case "listed":
-		watch, row.WatchedFillers = append([]string{ns}, fillerNS...), size
+		watch, row.WatchedFillers = append(slices.Clone(names), fillerNS...), size
 	case "own":
-		watch = []string{ns}
+		watch = slices.Clone(names)
 	default:
-		return row, fmt.Errorf("unknown scope %q: want all, listed or own", scope)
+		return row, names, fmt.Errorf("unknown scope %q: want all, listed or own", scope)
 	}
 	row.WatchNamespaces = len(watch)
-	if previous != "" {
+	for _, ns := range previous {
 		err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
-			return apierrors.IsNotFound(e.client.Get(ctx, client.ObjectKey{Name: previous}, &corev1.Namespace{})), nil
+			return apierrors.IsNotFound(e.client.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})), nil
 		})
 		if err != nil {
-			return row, fmt.Errorf("namespace %s not gone: %w", previous, err)
+			return row, names, fmt.Errorf("namespace %s not gone: %w", ns, err)
 		}
 	}
-	op, err := startOperator(ctx, e.operatorBin, e.kubeconfig, e.dir, "operator-"+ns, watch)
+	op, err := startOperator(ctx, e.operatorBin, e.kubeconfig, e.dir, fmt.Sprintf("operator-scale-%d-%s", size, scope), watch)
 	if err != nil {
-		return row, err
+		return row, names, err
 	}
 	defer op.stop()
 	synced, err := op.waitSynced(ctx, 3*time.Minute)
 	if err != nil {
-		return row, err
+		return row, names, err
 	}
 	s0, err := op.waitQuiet(ctx, time.Second, time.Minute)
 	if err != nil {
-		return row, err
+		return row, names, err
 	}
 	ch := startChurn(ctx, e.client, fillerNS, size, cfg.ChurnRate)
-	t0 := time.Now()
-	if err := e.client.Create(ctx, u); err != nil {
-		ch.stop()
-		return row, err
-	}
-	var tl Timeline
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Minute, true, func(context.Context) (bool, error) {
-		tl = Measure(rec.Events(), up)
-		if tl.Failed {
-			return false, fmt.Errorf("upgrade in %s Failed", ns)
+	t0 := dm.since(time.Now())
+	for _, r := range runs {
+		if err := e.client.Create(ctx, r.u); err != nil {
+			ch.stop()
+			return row, names, err
 		}
-		return tl.Done() && tl.Completed >= 0, nil
-	})
-	if err != nil {
-		ch.stop()
-		return row, fmt.Errorf("upgrade in %s: %w (timeline %+v)", ns, err, tl)
 	}
-	// Trailing reconciles (the Completed status patch's own event) land in the window.
+	var handoffs, totals []float64
+	for _, r := range runs {
+		var tl Timeline
+		err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Minute, true, func(context.Context) (bool, error) {
+			tl = Measure(dm.rec(r.ns).Events(), r.up)
+			if tl.Failed {
+				return false, fmt.Errorf("upgrade in %s Failed", r.ns)
+			}
+			return tl.Done() && tl.Completed >= 0, nil
+		})
+		if err != nil {
+			ch.stop()
+			return row, names, fmt.Errorf("upgrade in %s: %w (timeline %+v)", r.ns, err, tl)
+		}
+		handoffs = append(handoffs, tl.Handoff())
+		totals = append(totals, tl.APIGone-t0)
+	}
+	// Trailing reconciles (the Completed status patches' own events) land in the window.
 	time.Sleep(time.Second)
 	s1, err := op.snapshot(ctx)
 	row.ChurnUpdates = ch.stop()
 	if err != nil {
-		return row, err
+		return row, names, err
 	}
 	d := s1.Sub(s0)
-	row.Reconciles = d.ReconcileTotal()
-	row.Requests = opstats.Total(d.Requests, opstats.IsWatch)
-	row.Watches = opstats.Total(d.Requests, nil) - row.Requests
+	k := float64(len(runs))
+	row.Reconciles = float64(d.ReconcileTotal()) / k
+	row.Requests = float64(opstats.Total(d.Requests, opstats.IsWatch)) / k
+	row.Watches = opstats.Total(d.Requests, nil) - opstats.Total(d.Requests, opstats.IsWatch)
 	row.RequestsByKey = d.Requests
 	row.StartupRequests, row.StartupByKey = opstats.Total(s0.Requests, nil), s0.Requests
 	row.SyncSeconds = synced.SyncSeconds
 	row.HeapBytes, row.RSS, row.PeakRSS = s1.HeapAlloc, s1.RSS, s1.PeakRSS
-	if h := tl.Handoff(); !math.IsNaN(h) {
-		row.Handoff = h
-	}
-	row.Total = tl.APIGone - t0.Sub(start).Seconds()
+	row.Handoff, row.Total = Summarize(handoffs), Summarize(totals)
 	if err := op.stop(); err != nil {
-		e.logf("scale: operator %s: %v", ns, err)
+		e.logf("scale: operator %d/%s: %v", size, scope, err)
 	}
-	// The namespace goes (the next row waits for it): its upgrade and pods
-	// would otherwise be in the next cluster-wide operator's caches.
-	return row, e.client.Delete(ctx, nsObj)
+	// The namespaces go (the next row waits for them): their upgrades and
+	// pods would otherwise be in the next cluster-wide operator's caches.
+	for _, r := range runs {
+		if err := e.client.Delete(ctx, r.nsObj); err != nil {
+			return row, names, err
+		}
+	}
+	return row, names, nil
 }
 
 // waitFillersSettled waits until the controller-manager has made a

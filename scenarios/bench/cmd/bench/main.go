@@ -47,6 +47,7 @@ func run() error {
 	flag.IntVar(&cfg.Fixed, "fixed", d.Fixed, "fixed-timing upgrades by each of the operator, the poller and no ordering")
 	flag.DurationVar(&cfg.Stagger, "stagger", d.Stagger, "time between the starts of the latency phase's upgrades")
 	flag.Float64Var(&cfg.ChurnRate, "churn", d.ChurnRate, "updates per second to unrelated Deployments during each scale upgrade")
+	flag.IntVar(&cfg.ScaleUpgrades, "scale-upgrades", d.ScaleUpgrades, "upgrades side by side in each scale row (their mean is reported)")
 	flag.IntVar(&cfg.FillerNamespaces, "filler-namespaces", d.FillerNamespaces, "namespaces the unrelated Deployments are spread over")
 	flag.Parse()
 	var err error
