@@ -271,6 +271,22 @@ test-platform-e2e: controlplane ## Platform e2e (build tag e2e): the manager on 
 help:
 	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z0-9_-]+:.*?##/ { printf "  %-18s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
 
+##@ Performance (figures, not tests; not in CI — see docs/performance.md)
+
+# The simulator benchmark runs first (its raw output, bench-sim.txt, is
+# benchstat-comparable), then the real-control-plane phases; everything is
+# built before anything is measured. Sizes and counts are flags of
+# scenarios/bench/cmd/bench, e.g. ARGS="-demo 20 -fixed 5 -sizes 0,1000,5000 -phases latency".
+BENCH_SIM_COUNT ?= 6
+.PHONY: bench
+bench: controlplane ## Handoff latency, ordering overhead, 2 s poller baseline, simulator speed, cost vs cluster size: one table, bench.json.
+	$(GO) build -o $(BIN)/benchoperator ./scenarios/bench/cmd/benchoperator
+	$(GO) build -tags bench -o $(BIN)/bench ./scenarios/bench/cmd/bench
+	$(GO) test -c -o $(BIN)/simbench.test ./scenarios/bench/simbench
+	cd scenarios/bench/simbench && $(BIN)/simbench.test -test.run '^$$' -test.bench '^BenchmarkDemoRun$$' -test.benchmem -test.cpu 1 -test.benchtime 2s -test.count $(BENCH_SIM_COUNT) > $(CURDIR)/bench-sim.txt
+	cd scenarios/bench/simbench && $(BIN)/simbench.test -test.run '^$$' -test.bench '^BenchmarkDemoRunParallel$$' -test.benchmem -test.cpu $$(nproc) -test.benchtime 2s -test.count 3 >> $(CURDIR)/bench-sim.txt
+	$(BIN)/bench -operator $(BIN)/benchoperator -sim bench-sim.txt -json bench.json $(ARGS)
+
 ##@ Real control plane
 
 .PHONY: demo
