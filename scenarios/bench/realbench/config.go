@@ -93,7 +93,7 @@ func DefaultConfig() Config {
 	return Config{
 		Demo: 20, Fixed: 5,
 		FixedTiming: Timing{Create: time.Second, Ready: 4 * time.Second, Delete: 10 * time.Second},
-		Stagger:     500 * time.Millisecond,
+		Stagger:     2 * time.Second,
 		Sizes:       []int{0, 1000, 5000}, Scopes: []string{"all", "listed", "own"},
 		FillerNamespaces: 10, ChurnRate: 20,
 		ScaleTiming:   Timing{Create: 200 * time.Millisecond, Ready: time.Second, Delete: 2 * time.Second},
