@@ -1,0 +1,265 @@
+package v1alpha1
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
+
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+)
+
+// Component names a v1alpha1 upgrade has once converted to v1beta1: the API
+// depends on the worker.
+const (
+	WorkerComponent = "worker"
+	APIComponent    = "api"
+)
+
+// ConversionDataAnnotation holds, on a v1alpha1 object converted down from
+// v1beta1, the v1beta1 spec and status as JSON, so that converting it back
+// up restores what v1alpha1 cannot express (more than two components,
+// component names, per-component phases and messages). It is dropped on the
+// way up; a v1alpha1 client that changes the spec or status wins over it.
+const ConversionDataAnnotation = "upgrades.lunadas.dev/conversion-data"
+
+var _ conversion.Convertible = &ApplicationUpgrade{}
+
+// conversionData is what ConversionDataAnnotation stores.
+type conversionData struct {
+	Spec   v1beta1.ApplicationUpgradeSpec   `json:"spec"`
+	Status v1beta1.ApplicationUpgradeStatus `json:"status"`
+}
+
+// ConvertTo converts this v1alpha1 upgrade to the v1beta1 hub: two
+// components, "worker" and "api", the API depending on the worker; the
+// phase becomes the upgrade phase plus the two component phases (see
+// componentPhases). Errors only when the hub is not a v1beta1 ApplicationUpgrade.
+func (src *ApplicationUpgrade) ConvertTo(dstRaw conversion.Hub) error {
+	dst, ok := dstRaw.(*v1beta1.ApplicationUpgrade)
+	if !ok {
+		return fmt.Errorf("convert applicationupgrade %s/%s to v1beta1: unexpected hub type %T", src.Namespace, src.Name, dstRaw)
+	}
+	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
+	dst.Spec = specToHub(src.Spec)
+	dst.Status = statusToHub(src.Status)
+	data, hasData := dst.Annotations[ConversionDataAnnotation]
+	if hasData {
+		delete(dst.Annotations, ConversionDataAnnotation)
+		if len(dst.Annotations) == 0 {
+			dst.Annotations = nil
+		}
+		var saved conversionData
+		if err := json.Unmarshal([]byte(data), &saved); err == nil {
+			// Restore only what v1alpha1 did not change.
+			if equality.Semantic.DeepEqual(specFromHub(saved.Spec), src.Spec) {
+				dst.Spec = saved.Spec
+			}
+			if equality.Semantic.DeepEqual(statusFromHub(saved.Spec, saved.Status), src.Status) {
+				dst.Status = saved.Status
+			}
+		}
+	}
+	return nil
+}
+
+// ConvertFrom converts the v1beta1 hub to this v1alpha1 upgrade. A graph
+// that is not exactly "api depends on worker" is shown as its first and
+// last components; the full v1beta1 spec and status travel in
+// ConversionDataAnnotation so nothing is lost on the way back.
+func (dst *ApplicationUpgrade) ConvertFrom(srcRaw conversion.Hub) error {
+	src, ok := srcRaw.(*v1beta1.ApplicationUpgrade)
+	if !ok {
+		return fmt.Errorf("convert applicationupgrade to v1alpha1: unexpected hub type %T", srcRaw)
+	}
+	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
+	dst.Spec = specFromHub(src.Spec)
+	dst.Status = statusFromHub(src.Spec, src.Status)
+	back := &ApplicationUpgrade{Spec: dst.Spec, Status: dst.Status}
+	var hub v1beta1.ApplicationUpgrade
+	if err := back.ConvertTo(&hub); err != nil {
+		return err
+	}
+	if equality.Semantic.DeepEqual(hub.Spec, src.Spec) && equality.Semantic.DeepEqual(hub.Status, src.Status) {
+		return nil // v1alpha1 says it all
+	}
+	data, err := json.Marshal(conversionData{Spec: src.Spec, Status: src.Status})
+	if err != nil {
+		return fmt.Errorf("convert applicationupgrade %s/%s to v1alpha1: %w", src.Namespace, src.Name, err)
+	}
+	if dst.Annotations == nil {
+		dst.Annotations = map[string]string{}
+	}
+	dst.Annotations[ConversionDataAnnotation] = string(data)
+	return nil
+}
+
+func specToHub(s ApplicationUpgradeSpec) v1beta1.ApplicationUpgradeSpec {
+	return v1beta1.ApplicationUpgradeSpec{Components: []v1beta1.Component{
+		componentToHub(WorkerComponent, s.Worker, nil),
+		componentToHub(APIComponent, s.API, []string{WorkerComponent}),
+	}}
+}
+
+func componentToHub(name string, c ComponentSpec, deps []string) v1beta1.Component {
+	return v1beta1.Component{Name: name, DeploymentRef: v1beta1.DeploymentReference{Name: c.DeploymentRef.Name},
+		Image: c.Image, ContainerName: c.ContainerName, DependsOn: deps}
+}
+
+// pair picks the components v1alpha1 shows as worker and API: for a
+// two-component graph the callee and the caller, otherwise the first and
+// the last component.
+func pair(s v1beta1.ApplicationUpgradeSpec) (worker, api int) {
+	n := len(s.Components)
+	if n == 2 && len(s.Components[0].DependsOn) == 1 && s.Components[0].DependsOn[0] == s.Components[1].Name {
+		return 1, 0
+	}
+	if n == 0 {
+		return -1, -1
+	}
+	return 0, n - 1
+}
+
+func specFromHub(s v1beta1.ApplicationUpgradeSpec) ApplicationUpgradeSpec {
+	w, a := pair(s)
+	var out ApplicationUpgradeSpec
+	if w >= 0 {
+		out.Worker = componentFromHub(s.Components[w])
+		out.API = componentFromHub(s.Components[a])
+	}
+	return out
+}
+
+func componentFromHub(c v1beta1.Component) ComponentSpec {
+	return ComponentSpec{DeploymentRef: DeploymentReference{Name: c.DeploymentRef.Name}, Image: c.Image, ContainerName: c.ContainerName}
+}
+
+// componentPhases maps a v1alpha1 phase to the v1beta1 upgrade phase and the
+// worker and API component phases:
+//
+//	Pending           Pending      Pending    Pending
+//	UpgradingWorkers  Progressing  Upgrading  Pending
+//	WaitingForWorkers Progressing  RollingOut Pending
+//	UpgradingAPI      Progressing  Rolled     Upgrading
+//	WaitingForAPI     Progressing  Rolled     RollingOut
+//	Completed         Completed    Rolled     Rolled
+//	Failed            Failed       Failed     Blocked
+func componentPhases(p Phase) (v1beta1.Phase, v1beta1.ComponentPhase, v1beta1.ComponentPhase) {
+	switch p {
+	case PhasePending:
+		return v1beta1.PhasePending, v1beta1.ComponentPending, v1beta1.ComponentPending
+	case PhaseUpgradingWorkers:
+		return v1beta1.PhaseProgressing, v1beta1.ComponentUpgrading, v1beta1.ComponentPending
+	case PhaseWaitingForWorkers:
+		return v1beta1.PhaseProgressing, v1beta1.ComponentRollingOut, v1beta1.ComponentPending
+	case PhaseUpgradingAPI:
+		return v1beta1.PhaseProgressing, v1beta1.ComponentRolled, v1beta1.ComponentUpgrading
+	case PhaseWaitingForAPI:
+		return v1beta1.PhaseProgressing, v1beta1.ComponentRolled, v1beta1.ComponentRollingOut
+	case PhaseCompleted:
+		return v1beta1.PhaseCompleted, v1beta1.ComponentRolled, v1beta1.ComponentRolled
+	case PhaseFailed:
+		return v1beta1.PhaseFailed, v1beta1.ComponentFailed, v1beta1.ComponentBlocked
+	}
+	return v1beta1.Phase(p), "", ""
+}
+
+// PhaseOf is the v1alpha1 phase of a v1beta1 upgrade phase with its worker
+// (callee) and API (caller) component phases; the inverse of componentPhases.
+func PhaseOf(p v1beta1.Phase, worker, api v1beta1.ComponentPhase) Phase {
+	switch p {
+	case v1beta1.PhasePending:
+		return PhasePending
+	case v1beta1.PhaseCompleted:
+		return PhaseCompleted
+	case v1beta1.PhaseFailed:
+		return PhaseFailed
+	case v1beta1.PhaseProgressing:
+	default:
+		return Phase(p)
+	}
+	switch worker {
+	case v1beta1.ComponentRollingOut:
+		return PhaseWaitingForWorkers
+	case v1beta1.ComponentRolled:
+	case v1beta1.ComponentFailed:
+		return PhaseFailed
+	default:
+		return PhaseUpgradingWorkers
+	}
+	switch api {
+	case v1beta1.ComponentRollingOut:
+		return PhaseWaitingForAPI
+	case v1beta1.ComponentRolled:
+		return PhaseCompleted
+	case v1beta1.ComponentFailed:
+		return PhaseFailed
+	}
+	return PhaseUpgradingAPI
+}
+
+func statusToHub(s ApplicationUpgradeStatus) v1beta1.ApplicationUpgradeStatus {
+	out := v1beta1.ApplicationUpgradeStatus{Message: s.Message, ObservedGeneration: s.ObservedGeneration}
+	if s.PhaseStartTime != nil {
+		out.PhaseStartTime = s.PhaseStartTime.DeepCopy()
+	}
+	for _, c := range s.Conditions {
+		out.Conditions = append(out.Conditions, *c.DeepCopy())
+	}
+	var wp, ap v1beta1.ComponentPhase
+	out.Phase, wp, ap = componentPhases(s.Phase)
+	if s.Phase == "" && s.Worker == (ComponentStatus{}) && s.API == (ComponentStatus{}) {
+		return out
+	}
+	out.Components = []v1beta1.ComponentStatus{
+		componentStatusToHub(WorkerComponent, 0, wp, s.Worker),
+		componentStatusToHub(APIComponent, 1, ap, s.API),
+	}
+	out.RolledOut = RolledOut(out.Components)
+	return out
+}
+
+func componentStatusToHub(name string, wave int32, p v1beta1.ComponentPhase, c ComponentStatus) v1beta1.ComponentStatus {
+	return v1beta1.ComponentStatus{Name: name, Wave: wave, Phase: p, Image: c.Image, ShortImage: c.ShortImage, WrittenGeneration: c.WrittenGeneration}
+}
+
+// RolledOut is the status.rolledOut summary, "rolled/total".
+func RolledOut(cs []v1beta1.ComponentStatus) string {
+	n := 0
+	for _, c := range cs {
+		if c.Phase == v1beta1.ComponentRolled {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d/%d", n, len(cs))
+}
+
+func statusFromHub(spec v1beta1.ApplicationUpgradeSpec, s v1beta1.ApplicationUpgradeStatus) ApplicationUpgradeStatus {
+	out := ApplicationUpgradeStatus{Message: s.Message, ObservedGeneration: s.ObservedGeneration}
+	if s.PhaseStartTime != nil {
+		out.PhaseStartTime = s.PhaseStartTime.DeepCopy()
+	}
+	for _, c := range s.Conditions {
+		out.Conditions = append(out.Conditions, *c.DeepCopy())
+	}
+	w, a := pair(spec)
+	var worker, api v1beta1.ComponentStatus
+	if w >= 0 {
+		worker = findStatus(s.Components, spec.Components[w].Name)
+		api = findStatus(s.Components, spec.Components[a].Name)
+	}
+	out.Phase = PhaseOf(s.Phase, worker.Phase, api.Phase)
+	out.Worker = ComponentStatus{Image: worker.Image, ShortImage: worker.ShortImage, WrittenGeneration: worker.WrittenGeneration}
+	out.API = ComponentStatus{Image: api.Image, ShortImage: api.ShortImage, WrittenGeneration: api.WrittenGeneration}
+	return out
+}
+
+func findStatus(cs []v1beta1.ComponentStatus, name string) v1beta1.ComponentStatus {
+	for _, c := range cs {
+		if c.Name == name {
+			return c
+		}
+	}
+	return v1beta1.ComponentStatus{}
+}

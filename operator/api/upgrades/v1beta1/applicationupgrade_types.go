@@ -1,0 +1,247 @@
+package v1beta1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// MaxComponents bounds spec.components (and each dependsOn list), so the
+// admission rules' cost stays within the API server's CEL budget.
+const MaxComponents = 32
+
+// DeploymentReference names a Deployment.
+type DeploymentReference struct {
+	// Name of the Deployment (a DNS-1123 subdomain).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+
+	// Namespace of the Deployment; empty means the ApplicationUpgrade's own namespace.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// Component is one node of the dependency graph: a Deployment, the image it
+// should run, and the components that must be fully rolled out (every old
+// pod gone) before its image is written.
+// +kubebuilder:validation:XValidation:rule="!has(self.dependsOn) || !(self.name in self.dependsOn)",message="a component must not depend on itself: remove its own name from dependsOn"
+type Component struct {
+	// Name identifies the component within the upgrade (a DNS-1123 label),
+	// e.g. "worker"; dependsOn entries refer to it.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// DeploymentRef names the component's Deployment.
+	DeploymentRef DeploymentReference `json:"deploymentRef"`
+
+	// Image is the desired container image, e.g. registry.example.com/job-worker:v2.0.0.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	// +kubebuilder:validation:XValidation:rule="!self.contains(' ')",message="image must not contain spaces"
+	Image string `json:"image"`
+
+	// ContainerName selects the container of the pod template whose image is
+	// upgraded (a DNS-1123 label). It may be omitted when the pod template has
+	// exactly one container.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	ContainerName string `json:"containerName,omitempty"`
+
+	// DependsOn names the components (callees) this one calls: its image is
+	// written only after every one of them is fully rolled out.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:items:MaxLength=63
+	DependsOn []string `json:"dependsOn,omitempty"`
+}
+
+// ApplicationUpgradeSpec declares the desired images of an application's
+// components and the order their callers and callees must follow.
+// +kubebuilder:validation:XValidation:rule="self.components.all(c, !has(c.dependsOn) || c.dependsOn.all(d, self.components.exists(x, x.name == d)))",message="every dependsOn entry must name a component in spec.components"
+// +kubebuilder:validation:XValidation:rule="self.components.all(a, self.components.exists_one(b, b.deploymentRef.name == a.deploymentRef.name && b.deploymentRef.?namespace.orValue('') == a.deploymentRef.?namespace.orValue('')))",message="two components reference the same Deployment: each Deployment may appear once"
+type ApplicationUpgradeSpec struct {
+	// Components are the graph's nodes, each naming the components it depends on.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Components []Component `json:"components"`
+}
+
+// Phase is where an ApplicationUpgrade as a whole has got to.
+// +kubebuilder:validation:Enum=Pending;Progressing;Completed;Failed
+type Phase string
+
+// The upgrade's phases. Completed and Failed are terminal for a generation of the spec.
+const (
+	// PhasePending: the references are being validated; nothing written yet.
+	PhasePending Phase = "Pending"
+	// PhaseProgressing: components are being upgraded wave by wave.
+	PhaseProgressing Phase = "Progressing"
+	// PhaseCompleted: every component is rolled out.
+	PhaseCompleted Phase = "Completed"
+	// PhaseFailed: a component failed and every other component is rolled
+	// out or blocked by it.
+	PhaseFailed Phase = "Failed"
+)
+
+// Terminal reports whether no further transition happens for the current generation.
+func (p Phase) Terminal() bool { return p == PhaseCompleted || p == PhaseFailed }
+
+// ComponentPhase is where one component has got to.
+// +kubebuilder:validation:Enum=Pending;Upgrading;RollingOut;Rolled;Failed;Blocked
+type ComponentPhase string
+
+// The component phases, in order.
+const (
+	// ComponentPending: waiting for its dependencies to be fully rolled out.
+	ComponentPending ComponentPhase = "Pending"
+	// ComponentUpgrading: every dependency is rolled out; its image is written next.
+	ComponentUpgrading ComponentPhase = "Upgrading"
+	// ComponentRollingOut: its image is written; waiting until every old pod is gone.
+	ComponentRollingOut ComponentPhase = "RollingOut"
+	// ComponentRolled: fully rolled out (the rollout.Assess verdict Rolled).
+	ComponentRolled ComponentPhase = "Rolled"
+	// ComponentFailed: its rollout or its configuration failed.
+	ComponentFailed ComponentPhase = "Failed"
+	// ComponentBlocked: a component it depends on (directly or not) failed; never written.
+	ComponentBlocked ComponentPhase = "Blocked"
+)
+
+// Terminal reports whether the component will not move again in this generation.
+func (p ComponentPhase) Terminal() bool {
+	return p == ComponentRolled || p == ComponentFailed || p == ComponentBlocked
+}
+
+// ComponentStatus is what the operator last decided and observed for one component.
+type ComponentStatus struct {
+	// Name is the component's name in spec.components.
+	Name string `json:"name"`
+
+	// Wave is the component's depth in the graph: 0 for components without
+	// dependencies, otherwise one more than the deepest dependency. Components
+	// of one wave roll in parallel.
+	// +optional
+	Wave int32 `json:"wave"`
+
+	// Phase is the component's phase.
+	// +optional
+	Phase ComponentPhase `json:"phase,omitempty"`
+
+	// Image is the image of the selected container in the Deployment's pod template.
+	// +optional
+	Image string `json:"image,omitempty"`
+
+	// ShortImage is Image without its registry and repository path
+	// ("job-worker:v2.0.0"), as kubectl get shows it.
+	// +optional
+	ShortImage string `json:"shortImage,omitempty"`
+
+	// WrittenGeneration is the Deployment's metadata.generation right after
+	// the operator's last image write to it. A read showing an older
+	// generation is a cache that has not seen that write yet.
+	// +optional
+	WrittenGeneration int64 `json:"writtenGeneration,omitempty"`
+
+	// Message explains the component's phase.
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// Condition types set on an ApplicationUpgrade. They follow kstatus: Ready is
+// True only when Completed; Progressing is True while an upgrade runs; Stalled
+// is True when Failed.
+const (
+	ConditionReady       = "Ready"
+	ConditionProgressing = "Progressing"
+	ConditionStalled     = "Stalled"
+)
+
+// ApplicationUpgradeStatus reports where the upgrade got to, derived from
+// the observed Deployments and pods on every reconcile.
+type ApplicationUpgradeStatus struct {
+	// Phase is the upgrade's phase.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// PhaseStartTime is when the upgrade or one of its components last
+	// changed phase.
+	// +optional
+	PhaseStartTime *metav1.Time `json:"phaseStartTime,omitempty"`
+
+	// Message is a human-readable explanation of the phase.
+	// +optional
+	Message string `json:"message,omitempty"`
+
+	// RolledOut counts the rolled-out components, "rolled/total" (e.g. "2/4").
+	// +optional
+	RolledOut string `json:"rolledOut,omitempty"`
+
+	// Components is the per-component status, in spec order.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Components []ComponentStatus `json:"components,omitempty"`
+
+	// ObservedGeneration is the metadata.generation of the spec this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions are Ready, Progressing and Stalled.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ApplicationUpgrade upgrades the components of an application in
+// dependency order: a component's image is written only once every component
+// it depends on is fully rolled out (every old pod gone); independent
+// components roll in parallel.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=appupgrade;aup
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Rolled",type=string,JSONPath=`.status.rolledOut`
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.message`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ApplicationUpgrade struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ApplicationUpgradeSpec   `json:"spec,omitempty"`
+	Status ApplicationUpgradeStatus `json:"status,omitempty"`
+}
+
+// Hub marks v1beta1 as the conversion hub (sigs.k8s.io/controller-runtime/pkg/conversion).
+func (*ApplicationUpgrade) Hub() {}
+
+// ApplicationUpgradeList is a list of ApplicationUpgrades.
+//
+// +kubebuilder:object:root=true
+type ApplicationUpgradeList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ApplicationUpgrade `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&ApplicationUpgrade{}, &ApplicationUpgradeList{})
+}
+
+// DeploymentNamespace is the namespace of c's Deployment for an upgrade in
+// namespace ns: the reference's own, or ns when empty.
+func (c *Component) DeploymentNamespace(ns string) string {
+	if c.DeploymentRef.Namespace != "" {
+		return c.DeploymentRef.Namespace
+	}
+	return ns
+}

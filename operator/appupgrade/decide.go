@@ -1,0 +1,384 @@
+package appupgrade
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	"github.com/lunadas/upgrade-operator/operator/rollout"
+)
+
+// Reasons of the graph decision, recorded in conditions and events.
+const (
+	ReasonPlanned            = "ReferencesValid"
+	ReasonInvalidGraph       = "InvalidGraph"
+	ReasonWaitingForDeps     = "WaitingForDependencies"
+	ReasonDependenciesRolled = "DependenciesRolledOut"
+	ReasonDependencyNotDone  = "DependencyNoLongerRolledOut"
+	ReasonDependencyFailed   = "DependencyFailed"
+	ReasonImageWritten       = "ImageWritten"
+	ReasonAtTarget           = "ImageAlreadyAtTarget"
+	ReasonRolling            = "RollingOut"
+	ReasonRolledOut          = "RolledOut"
+	ReasonImageChanged       = "ImageChanged"
+	ReasonRolloutFailed      = "RolloutFailed"
+	ReasonProgressing        = "Progressing"
+)
+
+// Component is one component of a graph upgrade as the reconciler found it.
+type Component struct {
+	// Spec is the component from spec.components.
+	Spec v1beta1.Component
+	// Key is the Deployment's namespace/name.
+	Key types.NamespacedName
+	// Deployment is nil when ConfigError is set by a failed lookup.
+	Deployment *appsv1.Deployment
+	// Container is the resolved container name (Spec.ContainerName or the only container).
+	Container string
+	// Image is the image of Container in the Deployment's pod template.
+	Image string
+	// ConfigError is a terminal configuration problem (missing Deployment,
+	// ambiguous or unknown container, unwatched namespace).
+	ConfigError error
+	// Rollout is the assessment of the Deployment (rollout.Assess).
+	Rollout rollout.Verdict
+}
+
+// AtTarget reports whether the Deployment's template already carries the desired image.
+func (c Component) AtTarget() bool { return c.ConfigError == nil && c.Image == c.Spec.Image }
+
+// rolledNow reports whether c is at its target image and fully rolled out
+// in this very observation.
+func (c Component) rolledNow() bool { return c.AtTarget() && c.Rollout.State == rollout.Rolled }
+
+// Graph is the input of Decide: the upgrade and every component, in spec order.
+type Graph struct {
+	Upgrade    *v1beta1.ApplicationUpgrade
+	Components []Component
+	// ClaimedBy names (namespace/name) an older, unfinished ApplicationUpgrade
+	// that references one of the same Deployments; while set, this one holds
+	// without writing.
+	ClaimedBy string
+}
+
+// ComponentStep is the decided phase of one component.
+type ComponentStep struct {
+	Name    string
+	Wave    int32
+	Phase   v1beta1.ComponentPhase
+	Reason  string
+	Message string
+}
+
+// Plan is the decision of one reconcile pass: the phase of the upgrade and
+// of each component (spec order), and the image writes to perform first —
+// at most one per component, each only for a component whose dependencies
+// were all observed fully rolled out in this pass.
+type Plan struct {
+	Phase      v1beta1.Phase
+	Reason     string
+	Message    string
+	Components []ComponentStep
+	Writes     []ImageWrite
+}
+
+// Decide returns the next step of a graph upgrade. Every component follows
+//
+//	Pending -> Upgrading -> RollingOut -> Rolled
+//	                                   \-> Failed   (dependents: Blocked)
+//
+// and the upgrade Pending -> Progressing -> Completed | Failed. Components
+// are visited in wave order, so a component whose last dependency rolls out
+// in this pass becomes Upgrading in the same pass; its image is written in a
+// later pass, and only if every dependency is again observed fully rolled
+// out then (else it returns to Pending and the dependency to RollingOut).
+// A failed component blocks what depends on it, directly or not, and
+// nothing else; the upgrade is Failed once nothing can move. A spec change
+// (generation ahead of status.observedGeneration) starts over at Pending.
+func Decide(g Graph) Plan {
+	u := g.Upgrade
+	st := u.Status
+	if u.Generation != st.ObservedGeneration && st.Phase != "" {
+		return restart(g, ReasonSpecChanged, fmt.Sprintf("Spec changed (generation %d): starting over", u.Generation))
+	}
+	if st.Phase.Terminal() {
+		return keep(g, terminalReasonOf(u), st.Message)
+	}
+	if errs := Validate(u); len(errs) > 0 {
+		return failAll(g, nil, joinErrs(errs))
+	}
+	waves, _ := Waves(u.Spec.Components)
+	if st.Phase == "" {
+		return restart(g, ReasonSpecChanged, "Validating references")
+	}
+	if g.ClaimedBy != "" {
+		return keep(g, ReasonDeploymentClaimed, "Held: a referenced Deployment is being upgraded by ApplicationUpgrade "+
+			g.ClaimedBy+"; this one starts when that one is Completed or Failed, or is deleted")
+	}
+	if st.Phase == v1beta1.PhasePending {
+		for _, c := range g.Components {
+			if c.ConfigError != nil {
+				return failAll(g, waves, fmt.Sprintf("%s: %v", c.Spec.Name, c.ConfigError))
+			}
+		}
+	}
+	p := Plan{Components: make([]ComponentStep, len(g.Components))}
+	index := map[string]int{}
+	for i, c := range g.Components {
+		index[c.Spec.Name] = i
+		p.Components[i] = ComponentStep{Name: c.Spec.Name, Wave: waves[c.Spec.Name], Phase: phaseOf(st, c.Spec.Name)}
+	}
+	changed := ""
+	for _, i := range waveOrder(p.Components) {
+		before := p.Components[i].Phase
+		step(g, &p, i, index)
+		if p.Components[i].Phase != before && changed == "" {
+			changed = p.Components[i].Reason
+		}
+	}
+	summarize(&p, changed)
+	return p
+}
+
+// step decides component i, reading the already decided phases of its
+// dependencies (earlier waves) from p.
+func step(g Graph, p *Plan, i int, index map[string]int) {
+	c, cs := g.Components[i], &p.Components[i]
+	set := func(ph v1beta1.ComponentPhase, reason, msg string) { cs.Phase, cs.Reason, cs.Message = ph, reason, msg }
+	if cs.Phase.Terminal() {
+		cs.Reason, cs.Message = string(cs.Phase), messageOf(g.Upgrade.Status, c.Spec.Name)
+		return
+	}
+	if c.ConfigError != nil {
+		set(v1beta1.ComponentFailed, ReasonConfigError, c.ConfigError.Error())
+		return
+	}
+	var waiting, failed []string
+	for _, d := range c.Spec.DependsOn {
+		switch p.Components[index[d]].Phase {
+		case v1beta1.ComponentRolled:
+		case v1beta1.ComponentFailed, v1beta1.ComponentBlocked:
+			failed = append(failed, d)
+		default:
+			waiting = append(waiting, d)
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		set(v1beta1.ComponentBlocked, ReasonDependencyFailed, "Not upgraded: dependency "+strings.Join(failed, ", ")+" failed")
+	case cs.Phase == v1beta1.ComponentPending || cs.Phase == "":
+		if len(waiting) > 0 {
+			set(v1beta1.ComponentPending, ReasonWaitingForDeps, "Waiting for "+strings.Join(waiting, ", ")+" to roll out")
+		} else {
+			set(v1beta1.ComponentUpgrading, ReasonDependenciesRolled, dependenciesRolledMessage(c))
+		}
+	case cs.Phase == v1beta1.ComponentUpgrading:
+		upgrade(g, p, i, index, set)
+	case cs.Phase == v1beta1.ComponentRollingOut:
+		waitForRollout(g, c, set)
+	}
+}
+
+func dependenciesRolledMessage(c Component) string {
+	if len(c.Spec.DependsOn) == 0 {
+		return "Upgrading " + c.Key.String()
+	}
+	return "Dependencies " + strings.Join(c.Spec.DependsOn, ", ") + " rolled out, every old pod gone: upgrading " + c.Key.String()
+}
+
+// upgrade writes component i's image only when every dependency is at its
+// target and fully rolled out in this very observation.
+func upgrade(g Graph, p *Plan, i int, index map[string]int, set func(v1beta1.ComponentPhase, string, string)) {
+	c := g.Components[i]
+	for _, d := range c.Spec.DependsOn {
+		dep := g.Components[index[d]]
+		if !dep.rolledNow() {
+			ds := &p.Components[index[d]]
+			if ds.Phase == v1beta1.ComponentRolled {
+				ds.Phase, ds.Reason, ds.Message = v1beta1.ComponentRollingOut, ReasonDependencyNotDone, "No longer rolled out: "+describeComponent(dep)
+			}
+			set(v1beta1.ComponentPending, ReasonDependencyNotDone, "Dependency "+d+" no longer rolled out: "+describeComponent(dep))
+			return
+		}
+	}
+	if c.AtTarget() {
+		set(v1beta1.ComponentRollingOut, ReasonAtTarget, "Already at "+c.Spec.Image+": waiting for the rollout to complete")
+		return
+	}
+	p.Writes = append(p.Writes, ImageWrite{Component: c.Spec.Name, Deployment: c.Key, Container: c.Container, Image: c.Spec.Image})
+	set(v1beta1.ComponentRollingOut, ReasonImageWritten, "Waiting for the rollout to complete")
+}
+
+func waitForRollout(g Graph, c Component, set func(v1beta1.ComponentPhase, string, string)) {
+	written := writtenGenerationOf(g.Upgrade.Status, c.Spec.Name)
+	switch {
+	case !c.AtTarget() && c.Deployment != nil && written > 0 && c.Deployment.Generation < written:
+		set(v1beta1.ComponentRollingOut, ReasonWriteNotObserved, fmt.Sprintf("Waiting to observe the image write (deployment generation %d)", written))
+	case !c.AtTarget():
+		set(v1beta1.ComponentUpgrading, ReasonImageChanged, fmt.Sprintf("Image is %s, not %s: writing it again", c.Image, c.Spec.Image))
+	case c.Rollout.State == rollout.Failed:
+		set(v1beta1.ComponentFailed, ReasonRolloutFailed, fmt.Sprintf("Rollout of %s failed: %s", c.Key, c.Rollout.Message))
+	case c.Rollout.State == rollout.Rolled:
+		set(v1beta1.ComponentRolled, ReasonRolledOut, "Rolled out, every old pod gone")
+	default:
+		set(v1beta1.ComponentRollingOut, ReasonRolling, "Waiting for the rollout to complete: "+c.Rollout.Message)
+	}
+}
+
+func describeComponent(c Component) string {
+	if !c.AtTarget() {
+		return fmt.Sprintf("image is %s, want %s", c.Image, c.Spec.Image)
+	}
+	return c.Rollout.Message
+}
+
+// summarize derives the upgrade's phase and message from the components.
+func summarize(p *Plan, changedReason string) {
+	var rolled, active, failed []string
+	terminal := true
+	for _, c := range p.Components {
+		switch c.Phase {
+		case v1beta1.ComponentRolled:
+			rolled = append(rolled, c.Name)
+		case v1beta1.ComponentFailed:
+			failed = append(failed, c.Name+": "+c.Message)
+		case v1beta1.ComponentUpgrading, v1beta1.ComponentRollingOut:
+			active = append(active, c.Name)
+		}
+		terminal = terminal && c.Phase.Terminal()
+	}
+	switch {
+	case len(rolled) == len(p.Components):
+		p.Phase, p.Reason = v1beta1.PhaseCompleted, ReasonCompleted
+		p.Message = fmt.Sprintf("Upgrade completed: %d components rolled out", len(rolled))
+	case terminal:
+		p.Phase, p.Reason = v1beta1.PhaseFailed, ReasonRolloutFailed
+		p.Message = "Failed: " + strings.Join(failed, "; ")
+		if c := firstFailed(p.Components); c.Reason == ReasonConfigError {
+			p.Reason = ReasonConfigError
+		}
+	default:
+		p.Phase, p.Reason = v1beta1.PhaseProgressing, cmpOr(changedReason, ReasonProgressing)
+		p.Message = progressMessage(p.Components, active, failed)
+	}
+}
+
+func progressMessage(cs []ComponentStep, active, failed []string) string {
+	var parts []string
+	for _, c := range cs {
+		if slices.Contains(active, c.Name) {
+			parts = append(parts, fmt.Sprintf("%s (wave %d): %s", c.Name, c.Wave, c.Message))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "Waiting for dependencies")
+	}
+	if len(failed) > 0 {
+		parts = append(parts, "failed: "+strings.Join(failed, "; "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func firstFailed(cs []ComponentStep) ComponentStep {
+	for _, c := range cs {
+		if c.Phase == v1beta1.ComponentFailed {
+			return c
+		}
+	}
+	return ComponentStep{}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// waveOrder returns component indexes by wave, then spec order.
+func waveOrder(cs []ComponentStep) []int {
+	order := make([]int, len(cs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return int(cs[a].Wave - cs[b].Wave) })
+	return order
+}
+
+// restart puts the upgrade and every component at Pending.
+func restart(g Graph, reason, msg string) Plan {
+	waves, _ := Waves(g.Upgrade.Spec.Components)
+	p := Plan{Phase: v1beta1.PhasePending, Reason: reason, Message: msg}
+	for _, c := range g.Upgrade.Spec.Components {
+		p.Components = append(p.Components, ComponentStep{Name: c.Name, Wave: waves[c.Name], Phase: v1beta1.ComponentPending, Reason: reason})
+	}
+	return p
+}
+
+// keep leaves every phase as recorded, with reason and message for the upgrade.
+func keep(g Graph, reason, msg string) Plan {
+	st := g.Upgrade.Status
+	p := Plan{Phase: st.Phase, Reason: reason, Message: msg}
+	for _, c := range st.Components {
+		p.Components = append(p.Components, ComponentStep{Name: c.Name, Wave: c.Wave, Phase: c.Phase, Reason: reason, Message: c.Message})
+	}
+	return p
+}
+
+// failAll fails the upgrade before anything is written: its graph or its
+// references are unusable.
+func failAll(g Graph, waves map[string]int32, msg string) Plan {
+	p := Plan{Phase: v1beta1.PhaseFailed, Reason: ReasonConfigError, Message: msg}
+	for _, c := range g.Upgrade.Spec.Components {
+		p.Components = append(p.Components, ComponentStep{Name: c.Name, Wave: waves[c.Name], Phase: v1beta1.ComponentBlocked, Reason: ReasonConfigError, Message: msg})
+	}
+	return p
+}
+
+func joinErrs(errs []error) string {
+	msgs := make([]string, 0, len(errs))
+	for _, e := range errs {
+		msgs = append(msgs, e.Error())
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func phaseOf(st v1beta1.ApplicationUpgradeStatus, name string) v1beta1.ComponentPhase {
+	for _, c := range st.Components {
+		if c.Name == name {
+			return c.Phase
+		}
+	}
+	return v1beta1.ComponentPending
+}
+
+func messageOf(st v1beta1.ApplicationUpgradeStatus, name string) string {
+	for _, c := range st.Components {
+		if c.Name == name {
+			return c.Message
+		}
+	}
+	return ""
+}
+
+func writtenGenerationOf(st v1beta1.ApplicationUpgradeStatus, name string) int64 {
+	for _, c := range st.Components {
+		if c.Name == name {
+			return c.WrittenGeneration
+		}
+	}
+	return 0
+}
+
+func terminalReasonOf(u *v1beta1.ApplicationUpgrade) string {
+	for _, c := range u.Status.Conditions {
+		if c.Type == v1beta1.ConditionReady {
+			return c.Reason
+		}
+	}
+	return string(u.Status.Phase)
+}

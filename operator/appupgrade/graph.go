@@ -1,0 +1,97 @@
+package appupgrade
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+)
+
+// CycleError is a dependency cycle in spec.components, as the path that
+// closes it: [a b c a] means a depends on b, b on c and c on a.
+type CycleError struct{ Path []string }
+
+func (e *CycleError) Error() string {
+	return "spec.components has a dependency cycle " + strings.Join(e.Path, " → ") + ": remove one of these dependsOn entries"
+}
+
+// Waves returns each component's wave: 0 without dependencies, otherwise one
+// more than its deepest dependency. Errors: an unknown dependsOn name, or a
+// *CycleError naming the first cycle found (components visited in spec order).
+func Waves(cs []v1beta1.Component) (map[string]int32, error) {
+	byName := make(map[string]*v1beta1.Component, len(cs))
+	for i := range cs {
+		byName[cs[i].Name] = &cs[i]
+	}
+	waves := make(map[string]int32, len(cs))
+	const visiting = -1
+	var path []string
+	var visit func(name string) error
+	visit = func(name string) error {
+		if w, seen := waves[name]; seen {
+			if w == visiting {
+				start := slices.Index(path, name)
+				return &CycleError{Path: append(slices.Clone(path[start:]), name)}
+			}
+			return nil
+		}
+		waves[name] = visiting
+		path = append(path, name)
+		wave := int32(0)
+		for _, d := range byName[name].DependsOn {
+			if _, ok := byName[d]; !ok {
+				return fmt.Errorf("spec.components[%s].dependsOn names %q, which is not a component: fix the name or add the component", name, d)
+			}
+			if err := visit(d); err != nil {
+				return err
+			}
+			wave = max(wave, waves[d]+1)
+		}
+		path = path[:len(path)-1]
+		waves[name] = wave
+		return nil
+	}
+	for i := range cs {
+		if err := visit(cs[i].Name); err != nil {
+			return nil, err
+		}
+	}
+	return waves, nil
+}
+
+// Validate returns every problem of u's component graph that the CRD's
+// schema cannot catch on its own or that only the full picture shows:
+// duplicate or empty names, self-dependencies, unknown dependsOn names,
+// cycles (named), and the same Deployment twice (an empty namespace meaning
+// u's own). Messages say what to fix. Nil means the graph is usable.
+func Validate(u *v1beta1.ApplicationUpgrade) []error {
+	var errs []error
+	cs := u.Spec.Components
+	if len(cs) == 0 {
+		return []error{fmt.Errorf("spec.components is empty: list at least one component")}
+	}
+	names := map[string]bool{}
+	deployments := map[string]string{}
+	for _, c := range cs {
+		if names[c.Name] {
+			errs = append(errs, fmt.Errorf("spec.components has two components named %q: names must be unique", c.Name))
+		}
+		names[c.Name] = true
+		if slices.Contains(c.DependsOn, c.Name) {
+			errs = append(errs, fmt.Errorf("spec.components[%s] depends on itself: remove %q from its dependsOn", c.Name, c.Name))
+		}
+		key := c.DeploymentNamespace(u.Namespace) + "/" + c.DeploymentRef.Name
+		if other, dup := deployments[key]; dup {
+			errs = append(errs, fmt.Errorf("spec.components[%s] and spec.components[%s] both reference deployment %s: each Deployment may appear once", other, c.Name, key))
+		}
+		deployments[key] = c.Name
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	if _, err := Waves(cs); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
