@@ -76,7 +76,9 @@ func TestDecideChainOfTwoWalksTheV1alpha1Phases(t *testing.T) {
 	w := newWorld(comp("worker", "job-worker"), comp("api", "job-api", "worker"))
 	type snap struct{ up, worker, api string }
 	var got []snap
-	rec := func() { got = append(got, snap{string(w.u.Status.Phase), string(w.phase("worker")), string(w.phase("api"))}) }
+	rec := func() {
+		got = append(got, snap{string(w.u.Status.Phase), string(w.phase("worker")), string(w.phase("api"))})
+	}
 	w.pass(t)
 	rec()
 	w.pass(t)

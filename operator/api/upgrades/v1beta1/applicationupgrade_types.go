@@ -64,7 +64,7 @@ type Component struct {
 // ApplicationUpgradeSpec declares the desired images of an application's
 // components and the order their callers and callees must follow.
 // +kubebuilder:validation:XValidation:rule="self.components.all(c, !has(c.dependsOn) || c.dependsOn.all(d, self.components.exists(x, x.name == d)))",message="every dependsOn entry must name a component in spec.components"
-// +kubebuilder:validation:XValidation:rule="self.components.all(a, self.components.exists_one(b, b.deploymentRef.name == a.deploymentRef.name && b.deploymentRef.?namespace.orValue('') == a.deploymentRef.?namespace.orValue('')))",message="two components reference the same Deployment: each Deployment may appear once"
+// +kubebuilder:validation:XValidation:rule="self.components.all(a, self.components.exists_one(b, b.deploymentRef.name == a.deploymentRef.name && b.deploymentRef.?namespace.orValue(”) == a.deploymentRef.?namespace.orValue(”)))",message="two components reference the same Deployment: each Deployment may appear once"
 type ApplicationUpgradeSpec struct {
 	// Components are the graph's nodes, each naming the components it depends on.
 	// +listType=map
