@@ -1,5 +1,6 @@
 # upgrade-operator Makefile. Extra flags go through ARGS, e.g.
 #   make simulate ARGS="--events e.jsonl"
+#   make simulate ARGS="--seeds 1000"
 #   make run ARGS="--watch-namespaces=job-system"
 
 SHELL := /usr/bin/env bash -o pipefail
@@ -53,8 +54,12 @@ build: ## Build the operator, simulate and helper binaries into ./bin.
 	$(GO) build -o $(BIN)/ ./cmd/...
 
 .PHONY: simulate
-simulate: ## Run the demo upgrade (or ARGS="--manifests DIR") in the simulator.
+simulate: ## Run the demo upgrade (or ARGS="--manifests DIR") in the simulator; ARGS="--seeds 1000" for seeded fault schedules (docs/faults.md).
 	$(GO) run ./cmd/simulate $(ARGS)
+
+.PHONY: bench-sim
+bench-sim: ## Simulator benchmarks: one demo run, seeded fault schedules (runs/s, virtual:wall, allocs per run).
+	$(GO) test -run '^$$' -bench . -benchtime 30x ./scenarios/faults/
 
 # RUN_FLAGS come before ARGS (the last of a repeated flag wins), e.g. the
 # quick-start test moves the metrics and probe ports off 8080/8081.
@@ -252,10 +257,35 @@ test-quickstart: controlplane $(KUBECTL) ## The quick start of docs/README.md, t
 lint-chart: $(HELM) ## helm lint --strict of the chart, default and namespaced values.
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set 'watchNamespaces={job-system}'
+##@ Platform upgrades (the StarlingX Upgrade controller)
+
+.PHONY: test-platform
+test-platform: ## Platform unit tests and the features/platform_*.feature scenarios (simulator; @http ones also over fakevim).
+	$(GO) test $(TESTFLAGS) ./operator/platform/... ./scenarios/platformsim/... ./scenarios/platformsteps/... ./cmd/upgrade-operator/...
+
+.PHONY: test-platform-e2e
+test-platform-e2e: controlplane ## Platform e2e (build tag e2e): the manager on the local control plane, fakevim over HTTP.
+	$(GO) test -tags e2e -v -count=1 ./scenarios/platforme2e/...
 
 .PHONY: help
 help:
-	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-18s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z0-9_-]+:.*?##/ { printf "  %-18s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+##@ Performance (figures, not tests; not in CI — see docs/performance.md)
+
+# The simulator benchmark runs first (its raw output, bench-sim.txt, is
+# benchstat-comparable), then the real-control-plane phases; everything is
+# built before anything is measured. Sizes and counts are flags of
+# scenarios/bench/cmd/bench, e.g. ARGS="-demo 20 -fixed 5 -sizes 0,1000,5000 -phases latency".
+BENCH_SIM_COUNT ?= 6
+.PHONY: bench
+bench: controlplane ## Handoff latency, ordering overhead, 2 s poller baseline, simulator speed, cost vs cluster size: one table, bench.json.
+	$(GO) build -o $(BIN)/benchoperator ./scenarios/bench/cmd/benchoperator
+	$(GO) build -tags bench -o $(BIN)/bench ./scenarios/bench/cmd/bench
+	$(GO) test -c -o $(BIN)/simbench.test ./scenarios/bench/simbench
+	cd scenarios/bench/simbench && $(BIN)/simbench.test -test.run '^$$' -test.bench '^BenchmarkDemoRun$$' -test.benchmem -test.cpu 1 -test.benchtime 2s -test.count $(BENCH_SIM_COUNT) > $(CURDIR)/bench-sim.txt
+	cd scenarios/bench/simbench && $(BIN)/simbench.test -test.run '^$$' -test.bench '^BenchmarkDemoRunParallel$$' -test.benchmem -test.cpu $$(nproc) -test.benchtime 2s -test.count 3 >> $(CURDIR)/bench-sim.txt
+	$(BIN)/bench -operator $(BIN)/benchoperator -sim bench-sim.txt -json bench.json $(ARGS)
 
 ##@ Real control plane
 

@@ -21,6 +21,12 @@ import (
 // Subscribe. Server-side apply is not supported.
 func (s *Sim) Client() client.WithWatch { return s.clientFor("client") }
 
+// ClientFor returns a client like Client whose calls carry name in
+// APIRequest.Client, so fault injection can target one component (an
+// operator replica, an actor editing objects). The same name gives the
+// same client; the models' names are listed on APIRequest.
+func (s *Sim) ClientFor(name string) client.WithWatch { return s.clientFor(name) }
+
 // clientFor returns the client a component uses; the name shows in
 // APIRequest so fault injection can target one component.
 func (s *Sim) clientFor(name string) *simClient {

@@ -44,10 +44,11 @@ func (r *subResourceClient) Create(_ context.Context, obj, subResource client.Ob
 		return r.unsupported("create", obj)
 	}
 	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
-	if err := r.c.intercept("create", gvk, obj.GetNamespace(), obj.GetName(), "binding"); err != nil {
+	after, err := r.c.admitWrite("create", gvk, obj.GetNamespace(), obj.GetName(), "binding")
+	if err != nil {
 		return err
 	}
-	return r.c.s.store.bind(client.ObjectKeyFromObject(obj), b.Target.Name)
+	return result(after, r.c.s.store.bind(client.ObjectKeyFromObject(obj), b.Target.Name))
 }
 
 func (r *subResourceClient) Update(_ context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error {

@@ -20,14 +20,15 @@ func (c *simClient) Create(_ context.Context, obj client.Object, opts ...client.
 	if err != nil {
 		return err
 	}
-	if err := c.intercept("create", gvk, obj.GetNamespace(), obj.GetName(), ""); err != nil {
+	after, err := c.admitWrite("create", gvk, obj.GetNamespace(), obj.GetName(), "")
+	if err != nil {
 		return err
 	}
 	out, err := c.s.store.create(gvk, in, isDryRun(co.DryRun))
 	if err != nil {
-		return err
+		return result(after, err)
 	}
-	return assign(obj, out)
+	return result(after, assign(obj, out))
 }
 
 func (c *simClient) Update(_ context.Context, obj client.Object, opts ...client.UpdateOption) error {
@@ -40,14 +41,15 @@ func (c *simClient) update(obj client.Object, status, dryRun bool) error {
 	if err != nil {
 		return err
 	}
-	if err := c.intercept("update", gvk, obj.GetNamespace(), obj.GetName(), subName(status)); err != nil {
+	after, err := c.admitWrite("update", gvk, obj.GetNamespace(), obj.GetName(), subName(status))
+	if err != nil {
 		return err
 	}
 	out, err := c.s.store.update(gvk, in, status, dryRun)
 	if err != nil {
-		return err
+		return result(after, err)
 	}
-	return assign(obj, out)
+	return result(after, assign(obj, out))
 }
 
 func (c *simClient) Patch(_ context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
@@ -60,7 +62,8 @@ func (c *simClient) patch(obj client.Object, patch client.Patch, status, dryRun 
 	if err != nil {
 		return err
 	}
-	if err := c.intercept("patch", gvk, obj.GetNamespace(), obj.GetName(), subName(status)); err != nil {
+	after, err := c.admitWrite("patch", gvk, obj.GetNamespace(), obj.GetName(), subName(status))
+	if err != nil {
 		return err
 	}
 	data, err := patch.Data(obj)
@@ -69,9 +72,9 @@ func (c *simClient) patch(obj client.Object, patch client.Patch, status, dryRun 
 	}
 	out, err := c.s.store.patch(gvk, in, patch.Type(), data, status, dryRun)
 	if err != nil {
-		return err
+		return result(after, err)
 	}
-	return assign(obj, out)
+	return result(after, assign(obj, out))
 }
 
 func (c *simClient) Delete(_ context.Context, obj client.Object, opts ...client.DeleteOption) error {
@@ -80,11 +83,12 @@ func (c *simClient) Delete(_ context.Context, obj client.Object, opts ...client.
 	if err != nil {
 		return err
 	}
-	if err := c.intercept("delete", gvk, obj.GetNamespace(), obj.GetName(), ""); err != nil {
+	after, err := c.admitWrite("delete", gvk, obj.GetNamespace(), obj.GetName(), "")
+	if err != nil {
 		return err
 	}
 	_, _, err = c.s.store.delete(gvk, client.ObjectKeyFromObject(obj), do)
-	return err
+	return result(after, err)
 }
 
 // DeleteAllOf deletes every object of obj's kind matching the options, in
@@ -95,19 +99,20 @@ func (c *simClient) DeleteAllOf(_ context.Context, obj client.Object, opts ...cl
 	if err != nil {
 		return err
 	}
-	if err := c.intercept("deletecollection", gvk, do.Namespace, "", ""); err != nil {
+	after, err := c.admitWrite("deletecollection", gvk, do.Namespace, "", "")
+	if err != nil {
 		return err
 	}
 	objs, err := c.s.store.selectObjects(gvk, &do.ListOptions)
 	if err != nil {
-		return err
+		return result(after, err)
 	}
 	for _, o := range objs {
 		if _, _, err := c.s.store.delete(gvk, client.ObjectKeyFromObject(o), &do.DeleteOptions); err != nil && !apierrors.IsNotFound(err) {
-			return err
+			return result(after, err)
 		}
 	}
-	return nil
+	return after
 }
 
 // Apply (server-side apply) is not modelled.

@@ -170,6 +170,25 @@ func (s *Sim) dispatch(ev WatchEvent) {
 	}
 }
 
+// Inject hands ev to the controller now, through every watch of its kind,
+// as if the watch had delivered it — for informer models of your own that
+// delay, reorder, drop or relist events (pair it with a SetDelivery that
+// drops the direct deliveries). A crashed controller ignores it.
+func (c *Controller) Inject(ev WatchEvent) {
+	if c.crashed {
+		return
+	}
+	gvk := ev.Object.GetObjectKind().GroupVersionKind()
+	for _, w := range c.watches {
+		if w.gvk == gvk && (w.Filter == nil || w.Filter(ev)) {
+			c.enqueueMapped(w, ev.Object)
+			if ev.Type == watch.Modified && ev.Old != nil && w.Map != nil {
+				c.enqueueMapped(w, ev.Old)
+			}
+		}
+	}
+}
+
 func (c *Controller) deliver(w boundWatch, ev WatchEvent) {
 	delay := c.watchDelay
 	if c.delivery != nil {

@@ -22,17 +22,53 @@ type APIRequest struct {
 // SetAPIInterceptor installs f, called before every API call of every
 // client. A non-nil error fails the call without effect and is returned to
 // the caller as is (fault injection: apierrors.NewConflict,
-// NewServiceUnavailable, NewTimeoutError...). Nil removes the interceptor.
+// NewServiceUnavailable, NewTimeoutError...), except an error made by
+// Ambiguous. Nil removes the interceptor.
 func (s *Sim) SetAPIInterceptor(f func(APIRequest) error) { s.intercept = f }
 
+// Ambiguous wraps err for an interceptor to return: a write (create,
+// update, patch, delete, deletecollection, binding) is then committed as
+// usual — watch events included — and err is returned to the caller in
+// place of the result, as when a request times out after the API server
+// applied it. A read fails with err.
+func Ambiguous(err error) error { return &ambiguousError{err: err} }
+
+type ambiguousError struct{ err error }
+
+func (a *ambiguousError) Error() string { return "ambiguous: " + a.err.Error() }
+func (a *ambiguousError) Unwrap() error { return a.err }
+
+// intercept runs the interceptor for a read: any error fails it.
 func (c *simClient) intercept(verb string, gvk schema.GroupVersionKind, ns, name, sub string) error {
+	after, err := c.admitWrite(verb, gvk, ns, name, sub)
+	if after != nil {
+		return after
+	}
+	return err
+}
+
+// admitWrite runs the interceptor for a write: fail fails it without
+// effect; after (from Ambiguous) lets it commit and replaces its result.
+func (c *simClient) admitWrite(verb string, gvk schema.GroupVersionKind, ns, name, sub string) (after, fail error) {
 	if a := c.s.active; a != nil && a.crashed {
-		return errProcessKilled
+		return nil, errProcessKilled
 	}
 	if c.s.intercept == nil {
-		return nil
+		return nil, nil
 	}
-	return c.s.intercept(APIRequest{Client: c.name, Verb: verb, GVK: gvk, Namespace: ns, Name: name, Subresource: sub})
+	err := c.s.intercept(APIRequest{Client: c.name, Verb: verb, GVK: gvk, Namespace: ns, Name: name, Subresource: sub})
+	if amb, ok := err.(*ambiguousError); ok {
+		return amb.err, nil
+	}
+	return nil, err
+}
+
+// result is a write's outcome: the ambiguous error when there is one.
+func result(after, err error) error {
+	if after != nil {
+		return after
+	}
+	return err
 }
 
 // restMapper maps every kind in the scheme, with the store's idea of which

@@ -49,6 +49,7 @@ const (
 	imageOK imageBehaviour = iota
 	imageNotFound
 	imageCrashLoop
+	imageNeverReady
 )
 
 // containerRun is one container's runtime state.
@@ -114,6 +115,8 @@ func behaviourOf(image string) imageBehaviour {
 		return imageNotFound
 	case ImageTagCrashLoop:
 		return imageCrashLoop
+	case ImageTagNeverReady:
+		return imageNeverReady
 	}
 	return imageOK
 }

@@ -40,6 +40,11 @@ const (
 	// KubeOptions.CrashLoopRunTime and restarts with back-off
 	// (CrashLoopBackOff); it is never Ready.
 	ImageTagCrashLoop = "crashloop"
+	// ImageTagNeverReady starts and keeps running but never passes its
+	// readiness check (a readiness probe that never succeeds): the pod is
+	// Running and never Ready, so a rollout to it ends at the Deployment's
+	// progress deadline.
+	ImageTagNeverReady = "never-ready"
 )
 
 // Default stage delays (virtual time).

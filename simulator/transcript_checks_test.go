@@ -45,6 +45,11 @@ func init() {
 			has(`Progressing=False/ProgressDeadlineExceeded`, "deadline"),
 			lacks(`pod web-\S+ Running ready terminating`, "the old pod removed"),
 		},
+		"never_ready.txt": {
+			has(`pod web-\S+ Running\n`, "the new pod runs"),
+			lacks(`pod web-\S+ Running ready`, "a ready new pod"),
+			has(`Progressing=False/ProgressDeadlineExceeded`, "deadline"),
+		},
 		"paused.txt": {
 			noLinesBetween("> pause", "> resume", `rs web-`, "ReplicaSet scaled while paused"),
 			has(`Progressing=Unknown/DeploymentPaused`, "paused condition"),

@@ -26,6 +26,7 @@ const (
 	ReasonAPIRolloutFail     = "APIRolloutFailed"
 	ReasonWorkerNoLongerDone = "WorkerNoLongerRolledOut"
 	ReasonDeploymentClaimed  = "DeploymentClaimed"
+	ReasonWriteNotObserved   = "WriteNotObservedYet"
 )
 
 // Next returns the one step to take from s. It mirrors the seed's state
@@ -110,6 +111,10 @@ func upgradeWorker(s State) Step {
 
 func waitForWorker(s State) Step {
 	w := s.Worker
+	if !w.AtTarget() && writeNotObserved(w, s.Upgrade.Status.Worker.WrittenGeneration) {
+		return Step{Phase: upgradesv1alpha1.PhaseWaitingForWorkers, Reason: ReasonWriteNotObserved,
+			Message: fmt.Sprintf("Waiting to observe the worker write (deployment generation %d)", s.Upgrade.Status.Worker.WrittenGeneration)}
+	}
 	if !w.AtTarget() {
 		return Step{Phase: upgradesv1alpha1.PhaseUpgradingWorkers, Reason: ReasonWorkerChanged,
 			Message: fmt.Sprintf("Worker image is %s, not %s: writing it again", w.Image, w.Spec.Image)}
@@ -145,6 +150,10 @@ func upgradeAPI(s State) Step {
 
 func waitForAPI(s State) Step {
 	a := s.API
+	if !a.AtTarget() && writeNotObserved(a, s.Upgrade.Status.API.WrittenGeneration) {
+		return Step{Phase: upgradesv1alpha1.PhaseWaitingForAPI, Reason: ReasonWriteNotObserved,
+			Message: fmt.Sprintf("Waiting to observe the API write (deployment generation %d)", s.Upgrade.Status.API.WrittenGeneration)}
+	}
 	if !a.AtTarget() {
 		return Step{Phase: upgradesv1alpha1.PhaseUpgradingAPI, Reason: ReasonAPIChanged,
 			Message: fmt.Sprintf("API image is %s, not %s: writing it again", a.Image, a.Spec.Image)}
@@ -166,4 +175,12 @@ func describe(o Observed) string {
 		return fmt.Sprintf("image is %s, want %s", o.Image, o.Spec.Image)
 	}
 	return o.Rollout.Message
+}
+
+// writeNotObserved reports whether the Deployment read is older than the
+// operator's own last write to it (a lagging cache): going back to the
+// Upgrading phase then would be a flap, and the write it would attempt
+// fails its optimistic lock anyway.
+func writeNotObserved(o Observed, written int64) bool {
+	return o.Deployment != nil && written > 0 && o.Deployment.Generation < written
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	v1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
@@ -76,6 +77,12 @@ func TestNext(t *testing.T) {
 			func(s *State) { s.API.ConfigError = errNotFound }, v1.PhaseFailed, ReasonConfigError, nil},
 		{"C14 claimed Deployment holds without writing", state(v1.PhaseUpgradingWorkers, "job-worker:v1", rolled, "job-api:v1", rolled),
 			func(s *State) { s.ClaimedBy = "job-system/other" }, v1.PhaseUpgradingWorkers, ReasonDeploymentClaimed, nil},
+		{"own API write not yet in the cache: keep waiting, no flap", state(v1.PhaseWaitingForAPI, "job-worker:v2", rolled, "job-api:v1", rolled),
+			func(s *State) { s.Upgrade.Status.API.WrittenGeneration = 3; s.API.Deployment = deploymentAt(2) }, v1.PhaseWaitingForAPI, ReasonWriteNotObserved, nil},
+		{"API reverted after our write was observed: write again", state(v1.PhaseWaitingForAPI, "job-worker:v2", rolled, "job-api:v1", rolled),
+			func(s *State) { s.Upgrade.Status.API.WrittenGeneration = 3; s.API.Deployment = deploymentAt(4) }, v1.PhaseUpgradingAPI, ReasonAPIChanged, nil},
+		{"own worker write not yet in the cache: keep waiting", state(v1.PhaseWaitingForWorkers, "job-worker:v1", rolled, "job-api:v1", rolled),
+			func(s *State) { s.Upgrade.Status.Worker.WrittenGeneration = 5; s.Worker.Deployment = deploymentAt(4) }, v1.PhaseWaitingForWorkers, ReasonWriteNotObserved, nil},
 		{"unknown phase starts over", state("Bogus", "job-worker:v1", rolled, "job-api:v1", rolled), nil, v1.PhasePending, ReasonSpecChanged, nil},
 	}
 	for _, tc := range cases {
@@ -118,4 +125,10 @@ func TestNextNeverWritesAPIUnlessWorkerRolled(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 3, n, "API writes happen from UpgradingAPI with the worker rolled, for each API verdict")
+}
+
+func deploymentAt(generation int64) *appsv1.Deployment {
+	d := &appsv1.Deployment{}
+	d.Generation = generation
+	return d
 }

@@ -77,12 +77,13 @@ func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.R
 		decide = appupgrade.Next
 	}
 	step := decide(state)
+	var writtenGen int64
 	if step.Write != nil {
-		if err := r.writeImage(ctx, state, step.Write); err != nil {
+		if writtenGen, err = r.writeImage(ctx, state, step.Write); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-	return ctrl.Result{}, r.patchStatus(ctx, &u, state, step)
+	return ctrl.Result{}, r.patchStatus(ctx, &u, state, step, writtenGen)
 }
 
 func (r *ApplicationUpgradeReconciler) observeAll(ctx context.Context, u *upgradesv1alpha1.ApplicationUpgrade) (appupgrade.State, error) {
@@ -103,8 +104,9 @@ func (r *ApplicationUpgradeReconciler) observeAll(ctx context.Context, u *upgrad
 
 // writeImage patches one container image with an optimistic lock on the
 // resourceVersion that was observed, so a decision taken on a stale read
-// fails with Conflict instead of writing twice.
-func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, s appupgrade.State, w *appupgrade.ImageWrite) error {
+// fails with Conflict instead of writing twice. It returns the
+// Deployment's generation after the write.
+func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, s appupgrade.State, w *appupgrade.ImageWrite) (int64, error) {
 	obs := s.Worker
 	if w.Component == appupgrade.API {
 		obs = s.API
@@ -120,12 +122,12 @@ func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, s appupgr
 		if apierrors.IsConflict(err) {
 			log.FromContext(ctx).V(1).Info("deployment changed since it was read; retrying", "deployment", w.Deployment)
 		}
-		return fmt.Errorf("set image of container %q in deployment %s to %s: %w", w.Container, w.Deployment, w.Image, err)
+		return 0, fmt.Errorf("set image of container %q in deployment %s to %s: %w", w.Container, w.Deployment, w.Image, err)
 	}
 	log.FromContext(ctx).Info("image written", "component", w.Component, "deployment", w.Deployment, "image", w.Image)
 	observeWrite(w.Component, &s.Upgrade.Status, r.now())
 	r.event(s.Upgrade, corev1.EventTypeNormal, writeReason(w), fmt.Sprintf("Set %s image to %s on deployment %s", w.Component, w.Image, w.Deployment))
-	return nil
+	return patched.Generation, nil
 }
 
 func writeReason(w *appupgrade.ImageWrite) string {

@@ -19,13 +19,13 @@ import (
 // patchStatus records step in u's status (phase, message, observed images,
 // observedGeneration, conditions) with one optimistic-locked patch, when
 // anything changed, and emits the transition's event.
-func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *upgradesv1alpha1.ApplicationUpgrade, s appupgrade.State, step appupgrade.Step) error {
+func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *upgradesv1alpha1.ApplicationUpgrade, s appupgrade.State, step appupgrade.Step, writtenGen int64) error {
 	next := u.DeepCopy()
 	st := &next.Status
 	st.Phase, st.Message, st.ObservedGeneration = step.Phase, step.Message, u.Generation
 	if s.Worker.Name != "" {
-		st.Worker = componentStatus(s.Worker, step.Write)
-		st.API = componentStatus(s.API, step.Write)
+		st.Worker = componentStatus(s.Worker, step.Write, u.Status.Worker.WrittenGeneration, writtenGen)
+		st.API = componentStatus(s.API, step.Write, u.Status.API.WrittenGeneration, writtenGen)
 	}
 	now := metav1.NewTime(r.now())
 	if step.Phase != u.Status.Phase || st.PhaseStartTime == nil {
@@ -70,13 +70,14 @@ func (r *ApplicationUpgradeReconciler) transitionEvent(u *upgradesv1alpha1.Appli
 }
 
 // componentStatus is the image observed on the Deployment, or the image
-// this very step writes to it.
-func componentStatus(o appupgrade.Observed, w *appupgrade.ImageWrite) upgradesv1alpha1.ComponentStatus {
-	img := o.Image
+// this very step writes to it (then with the generation that write
+// produced; otherwise the previously recorded one is kept).
+func componentStatus(o appupgrade.Observed, w *appupgrade.ImageWrite, prevGen, writtenGen int64) upgradesv1alpha1.ComponentStatus {
+	img, gen := o.Image, prevGen
 	if w != nil && w.Component == o.Name {
-		img = w.Image
+		img, gen = w.Image, writtenGen
 	}
-	return upgradesv1alpha1.ComponentStatus{Image: img, ShortImage: ShortImage(img)}
+	return upgradesv1alpha1.ComponentStatus{Image: img, ShortImage: ShortImage(img), WrittenGeneration: gen}
 }
 
 // ShortImage drops the registry and repository path of an image reference:

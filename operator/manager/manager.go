@@ -22,6 +22,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	starlingxv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 )
@@ -55,6 +56,10 @@ type Options struct {
 	// that restart the operator in-process or run a second, differently
 	// configured manager); controller names must otherwise be unique.
 	SkipNameValidation bool
+	// Platform configures the platform Upgrade controller (off unless Enabled).
+	Platform PlatformOptions
+	// Webhook configures the admission webhook server.
+	Webhook WebhookOptions
 }
 
 // DefaultLeaderElectionID is the Lease name used for leader election.
@@ -65,6 +70,7 @@ func NewScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(upgradesv1alpha1.AddToScheme(s))
+	utilruntime.Must(starlingxv1alpha1.AddToScheme(s))
 	return s
 }
 
@@ -114,6 +120,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		// The new leader starts at once after a clean shutdown instead of
 		// waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
+		WebhookServer:                 webhookServer(opts.Webhook),
 		Controller:                    config.Controller{SkipNameValidation: ptr.To(opts.SkipNameValidation)},
 	})
 	if err != nil {
@@ -134,6 +141,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		return nil, fmt.Errorf("set up applicationupgrade controller: %w", err)
 	}
 	controller.SetPhaseMetricsReader(mgr.GetClient())
+	if opts.Platform.Enabled {
+		if err := setupPlatform(ctx, mgr, opts.Platform); err != nil {
+			return nil, fmt.Errorf("set up platform upgrades: %w", err)
+		}
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, fmt.Errorf("add health check: %w", err)
 	}

@@ -187,16 +187,35 @@ func findNewReplicaSet(d *appsv1.Deployment, rss []appsv1.ReplicaSet) *appsv1.Re
 	return nil
 }
 
-// equalIgnoreHash mirrors EqualIgnoreHash in the same file.
+// equalIgnoreHash mirrors EqualIgnoreHash in the same file. It compares
+// shallow copies whose labels are compared apart, so no template is deep
+// copied (Assess runs on every reconcile).
 func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
-	a, b = a.DeepCopy(), b.DeepCopy()
-	delete(a.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	delete(b.Labels, appsv1.DefaultDeploymentUniqueLabelKey)
-	if len(a.Labels) == 0 {
-		a.Labels = nil
+	if !labelsEqualIgnoreHash(a.Labels, b.Labels) {
+		return false
 	}
-	if len(b.Labels) == 0 {
-		b.Labels = nil
+	ac, bc := *a, *b
+	ac.Labels, bc.Labels = nil, nil
+	return apiequality.Semantic.DeepEqual(ac, bc)
+}
+
+// labelsEqualIgnoreHash compares label maps without the pod-template-hash
+// label; nil and empty are equal.
+func labelsEqualIgnoreHash(a, b map[string]string) bool {
+	n := 0
+	for k, v := range a {
+		if k == appsv1.DefaultDeploymentUniqueLabelKey {
+			continue
+		}
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+		n++
 	}
-	return apiequality.Semantic.DeepEqual(a, b)
+	for k := range b {
+		if k != appsv1.DefaultDeploymentUniqueLabelKey {
+			n--
+		}
+	}
+	return n == 0
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -212,4 +213,40 @@ func TestAssessCustomRestartBound(t *testing.T) {
 	f.waiting(0, "CrashLoopBackOff", 1)
 	assert.Equal(t, Failed, Assess(f.d, f.rss, f.pods, Options{MaxRestarts: 1}).State)
 	assert.NotEqual(t, Failed, Assess(f.d, f.rss, f.pods, Options{MaxRestarts: 5}).State)
+}
+
+func TestEqualIgnoreHash(t *testing.T) {
+	tmpl := func(labels map[string]string, image string) *corev1.PodTemplateSpec {
+		return &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: image}}}}
+	}
+	hash := appsv1.DefaultDeploymentUniqueLabelKey
+	cases := []struct {
+		name string
+		a, b *corev1.PodTemplateSpec
+		want bool
+	}{
+		{"same", tmpl(map[string]string{"app": "x"}, "i:1"), tmpl(map[string]string{"app": "x"}, "i:1"), true},
+		{"hash ignored", tmpl(map[string]string{"app": "x", hash: "abc"}, "i:1"), tmpl(map[string]string{"app": "x"}, "i:1"), true},
+		{"only the hash vs nil", tmpl(map[string]string{hash: "abc"}, "i:1"), tmpl(nil, "i:1"), true},
+		{"empty vs nil", tmpl(map[string]string{}, "i:1"), tmpl(nil, "i:1"), true},
+		{"label value differs", tmpl(map[string]string{"app": "x"}, "i:1"), tmpl(map[string]string{"app": "y"}, "i:1"), false},
+		{"extra label", tmpl(map[string]string{"app": "x"}, "i:1"), tmpl(map[string]string{"app": "x", "tier": "a"}, "i:1"), false},
+		{"extra label on the left", tmpl(map[string]string{"app": "x", "tier": "a", hash: "h"}, "i:1"), tmpl(map[string]string{"app": "x", hash: "h"}, "i:1"), false},
+		{"image differs", tmpl(map[string]string{"app": "x"}, "i:1"), tmpl(map[string]string{"app": "x"}, "i:2"), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a0, b0 := tc.a.DeepCopy(), tc.b.DeepCopy()
+			if got := equalIgnoreHash(tc.a, tc.b); got != tc.want {
+				t.Fatalf("equalIgnoreHash = %v, want %v", got, tc.want)
+			}
+			if got := equalIgnoreHash(tc.b, tc.a); got != tc.want {
+				t.Fatalf("equalIgnoreHash (swapped) = %v, want %v", got, tc.want)
+			}
+			if !apiequality.Semantic.DeepEqual(a0, tc.a) || !apiequality.Semantic.DeepEqual(b0, tc.b) {
+				t.Fatal("equalIgnoreHash changed its arguments")
+			}
+		})
+	}
 }

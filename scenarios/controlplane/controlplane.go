@@ -176,6 +176,7 @@ func kubeconfigName(user string) string {
 
 // run starts one component and records it for Stop.
 func (cp *ControlPlane) run(name string, args, env []string) error {
+	args = append(args, cp.opts.ExtraArgs[name]...)
 	proc, err := startProcess(cp.BinDir, cp.LogDir, name, args, env)
 	if err != nil {
 		return err

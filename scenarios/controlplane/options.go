@@ -53,6 +53,11 @@ type Options struct {
 	StopTimeout time.Duration
 	// Logf prints progress and the kept log directory. Default: to stderr.
 	Logf func(format string, args ...any)
+	// ExtraArgs are appended to a component's command line, keyed by its
+	// binary name ("kube-controller-manager", ...); a repeated flag's last
+	// value wins. make bench raises the controller-manager's client rate
+	// limit (--kube-api-qps) so thousands of Deployments settle in seconds.
+	ExtraArgs map[string][]string
 }
 
 // withDefaults returns a copy of o with every empty field filled in.

@@ -30,11 +30,12 @@ type Env struct {
 	// Operator is the operator's controller (Crash / Restart / SetDelivery).
 	Operator *simulator.Controller
 
-	cfg   Config
-	rec   *eventlog.Recorder
-	tr    *transcript.Transcript
-	sink  *eventSink
-	start time.Time
+	cfg     Config
+	changed bool // a commit since the last whenChanged check
+	rec     *eventlog.Recorder
+	tr      *transcript.Transcript
+	sink    *eventSink
+	start   time.Time
 }
 
 // NewEnv creates the simulation of cfg: the event log and transcript
@@ -52,13 +53,41 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 			cfg.Observe(ev)
 		}
 	})
+	sim.Subscribe(func(simulator.WatchEvent) { e.changed = true })
 	sim.InstallKubeControllers(cfg.Kube)
 	e.sink = &eventSink{clock: sim.Clock(), start: e.start}
 	if err := controller.SetupIndexes(ctx, sim.FieldIndexer()); err != nil {
 		return nil, err
 	}
-	e.Operator = e.AddOperator(OperatorName, cfg.Reconciler, cfg.Wrap)
+	customize := cfg.Reconciler
+	var setupErr error
+	if cfg.Faults != nil {
+		// the injector sets the operator up first (its client), then the test's customisation
+		customize = func(r *controller.ApplicationUpgradeReconciler) {
+			setupErr = cfg.Faults.Setup(ctx, sim, r)
+			if cfg.Reconciler != nil {
+				cfg.Reconciler(r)
+			}
+		}
+	}
+	e.Operator = e.AddOperator(OperatorName, customize, cfg.Wrap)
+	if setupErr != nil {
+		return nil, setupErr
+	}
 	return e, nil
+}
+
+// whenChanged wraps a stop condition that lists objects so that it is
+// evaluated only after a commit (Sim.Run checks it after every event).
+func (e *Env) whenChanged(cond func() bool) func() bool {
+	e.changed = true
+	return func() bool {
+		if !e.changed {
+			return false
+		}
+		e.changed = false
+		return cond()
+	}
 }
 
 // AddOperator adds another operator process (a second replica) named name:

@@ -51,6 +51,22 @@ type Config struct {
 	// Observe, when set, is called with every committed change after the
 	// event log and transcript (it must not write; see simulator.Subscribe).
 	Observe func(simulator.WatchEvent)
+	// Faults, when set, injects faults into the run (scenarios/faults).
+	Faults Injector
+}
+
+// Injector injects faults into a run; scenarios/faults implements it.
+type Injector interface {
+	// Setup runs before the operator starts, before Config.Reconciler: it
+	// may replace the operator's client (a lagging cache, a named replica)
+	// and install interceptors.
+	Setup(ctx context.Context, sim *simulator.Sim, r *controller.ApplicationUpgradeReconciler) error
+	// Start runs once the upgrades are created, with the operator's
+	// controller; faults are timed from here.
+	Start(op *simulator.Controller)
+	// Done reports whether the run may end although not every upgrade is
+	// terminal (the upgrade was deleted and the operator had time to settle).
+	Done() bool
 }
 
 // Result is the outcome of a run; Elapsed is virtual time.
@@ -73,13 +89,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	// The application is rolled out before the upgrade is applied, as a user would do.
-	if _, err := env.Sim.Run(ctx, func() bool { return appRolledOut(ctx, env.Sim.Client()) }, limit); err != nil {
+	if _, err := env.Sim.Run(ctx, env.whenChanged(func() bool { return appRolledOut(ctx, env.Sim.Client()) }), limit); err != nil {
 		return nil, fmt.Errorf("the application never rolled out before the upgrade: %w", err)
 	}
 	if err := env.Create(ctx, upgrades); err != nil {
 		return nil, err
 	}
-	done := func() bool { return allTerminal(ctx, env.Sim.Client()) }
+	if cfg.Faults != nil {
+		cfg.Faults.Start(env.Operator)
+	}
+	terminal := env.whenChanged(func() bool { return allTerminal(ctx, env.Sim.Client()) })
+	done := func() bool { return terminal() || (cfg.Faults != nil && cfg.Faults.Done()) }
 	_, runErr := env.Sim.Run(ctx, done, limit)
 	res, err := env.Summary(ctx)
 	if err != nil {

@@ -117,7 +117,7 @@ type Outcome struct {
 // passed) and every scenario's outcome.
 func Run(cfg Config) (int, []Outcome) {
 	if len(cfg.Paths) == 0 {
-		cfg.Paths = []string{FeaturesDir()}
+		cfg.Paths = FeaturePaths()
 	}
 	if cfg.Format == "" {
 		cfg.Format = "progress"
@@ -161,6 +161,23 @@ func AndTags(and, filter string) string {
 		terms[i] = and + " && " + strings.TrimSpace(t)
 	}
 	return strings.Join(terms, ",")
+}
+
+// FeaturePaths lists the ApplicationUpgrade feature files of FeaturesDir:
+// every *.feature except platform_*.feature, whose steps live in
+// scenarios/platformsteps.
+func FeaturePaths() []string {
+	files, _ := filepath.Glob(filepath.Join(FeaturesDir(), "*.feature"))
+	var out []string
+	for _, f := range files {
+		if !strings.HasPrefix(filepath.Base(f), "platform_") {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return []string{FeaturesDir()}
+	}
+	return out
 }
 
 // FeaturesDir is the repository's features/ folder.

@@ -56,6 +56,12 @@ type ActiveDeploy struct {
 	// TimeStart is when the deployment started, RFC 3339 UTC.
 	// +optional
 	TimeStart string `json:"timeStart,omitempty"`
+
+	// BuildRetries counts the automatic re-creations of the current step's
+	// strategy after a failed build (build-failed / build-timeout); reset
+	// when the step changes or a new deployment starts.
+	// +optional
+	BuildRetries int32 `json:"buildRetries,omitempty"`
 }
 
 // DeployStepType is the kind of a planned step: which VIM strategy runs it.

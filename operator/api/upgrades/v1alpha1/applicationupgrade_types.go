@@ -74,6 +74,13 @@ type ComponentStatus struct {
 	// ("job-worker:v2.0.0"), as kubectl get shows it.
 	// +optional
 	ShortImage string `json:"shortImage,omitempty"`
+
+	// WrittenGeneration is the Deployment's metadata.generation right after
+	// the operator's last image write to it. A read showing an older
+	// generation is a cache that has not seen that write yet, not someone
+	// reverting the image.
+	// +optional
+	WrittenGeneration int64 `json:"writtenGeneration,omitempty"`
 }
 
 // Condition types set on an ApplicationUpgrade. They follow kstatus: Ready is

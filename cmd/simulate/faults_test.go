@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func simulate(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := newCommand(&out)
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestFaultsRunPrintsFaultLinesAndVerdict(t *testing.T) {
+	out, err := simulate(t, "--seed", "3", "--faults", "conflict@1:n=5,crash@20s:down=3s")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "schedule: seed=3 scenario=demo faults=conflict@1:n=5,crash@20s:down=3s")
+	assert.Contains(t, out, "fault conflict@1:n=5: the next 5 writes of the operator fail")
+	assert.Contains(t, out, "fault crash@20s:down=3s: operator-0 killed, restarts in 3s with a cold cache")
+	assert.Contains(t, out, "OK: seed=3 scenario=demo faults=conflict@1:n=5,crash@20s:down=3s: Completed as expected, no violation")
+}
+
+func TestRandomFaultsReplayTheSeedsSchedule(t *testing.T) {
+	a, err := simulate(t, "--seed", "26", "--faults", "random", "--quiet")
+	require.NoError(t, err, a)
+	b, err := simulate(t, "--seed", "26", "--faults", "random", "--quiet")
+	require.NoError(t, err)
+	assert.Equal(t, a, b)
+	assert.Contains(t, a, "OK: seed=26 scenario=recreate faults=scale@4.707s:replicas=2,")
+}
+
+func TestScenarioAndFaultErrorsAreOneLine(t *testing.T) {
+	for args, want := range map[string]string{
+		"--faults explode@3":            `--faults: fault "explode@3": unknown kind "explode"`,
+		"--scenario huge":               `unknown scenario "huge" (built-in: demo, recreate, single, wide)`,
+		"--seeds 2 --scenario huge":     `unknown scenario "huge"`,
+		"--faults node-lost@3":          "a virtual time since the upgrades were created",
+		"--crash-sweep --scenario huge": `unknown scenario "huge"`,
+	} {
+		_, err := simulate(t, strings.Fields(args)...)
+		require.Error(t, err, args)
+		assert.Contains(t, err.Error(), want, args)
+		assert.NotContains(t, err.Error(), "\n", args)
+	}
+}
+
+func TestSeedsPrintsTheSummary(t *testing.T) {
+	out, err := simulate(t, "--seeds", "4", "--seed", "20", "--progress=false")
+	require.NoError(t, err, out)
+	for _, want := range []string{"runs                 4", "(seeds 20–23 over 4 built-in scenarios)", "completed", "failed as expected",
+		"virtual p50 / p99", "wall time", "runs/s", "virtual:wall", "\nviolations: 0\n"} {
+		assert.Contains(t, out, want)
+	}
+}
+
+func TestFailingScheduleIsShrunkToOneCommand(t *testing.T) {
+	// the API Deployment is missing: the upgrade ends Failed whatever the
+	// faults, where the schedule demands Completed
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(worker), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "up.yaml"), []byte(strings.Replace(upgrade, "%s", ", containerName: worker", 1)), 0o644))
+	out, err := simulate(t, "--manifests", dir, "--seed", "5", "--faults", "crash@3,node-lost@0s,edit@1s", "--quiet")
+	require.Error(t, err)
+	assert.Contains(t, out, "FAILED: seed=5 scenario=manifests faults=crash@3,node-lost@0s,edit@1s")
+	assert.Contains(t, out, "expected Completed, ended Failed: api: deployment job-system/job-api not found")
+	assert.Contains(t, out, "shrunk from 3 to 0 fault(s)")
+	assert.Equal(t, `unexpected terminal state (replay: make simulate ARGS="--manifests `+dir+` --seed 5 --faults none")`, err.Error())
+}
+
+func TestTimelineIsWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.svg")
+	out, err := simulate(t, "--quiet", "--faults", "node-lost@20s", "--timeline", path)
+	require.NoError(t, err, out)
+	svg, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(svg), "<svg "))
+	assert.Contains(t, string(svg), "⚡ node-lost@20s")
+	assert.Contains(t, string(svg), "Deployment job-worker")
+}

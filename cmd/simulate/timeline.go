@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/lunadas/upgrade-operator/scenarios/faults"
+	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/timeline"
+)
+
+// writeTimeline draws res (and the faults that fired) to path.
+func writeTimeline(path, title string, res *simrun.Result, fired []faults.Fired, _ time.Duration) error {
+	in := timeline.Input{Title: title, Events: res.Events}
+	for _, u := range res.Upgrades {
+		in.Order = append(in.Order, u.Spec.Worker.DeploymentRef.Name, u.Spec.API.DeploymentRef.Name)
+	}
+	for _, f := range fired {
+		label := f.Fault.String()
+		if f.Fault.Kind == "" {
+			label = f.Note
+		}
+		in.Faults = append(in.Faults, timeline.Span{Label: label, Start: f.Start.Seconds(), End: f.End.Seconds()})
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create timeline: %w", err)
+	}
+	if err := timeline.Render(f, in); err != nil {
+		f.Close()
+		return fmt.Errorf("write timeline %s: %w", path, err)
+	}
+	return f.Close()
+}

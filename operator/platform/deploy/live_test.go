@@ -1,0 +1,86 @@
+package deploy
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunadas/upgrade-operator/operator/platform/plan"
+	"github.com/lunadas/upgrade-operator/operator/starlingx/vim"
+)
+
+func answers() Answers {
+	return Answers{
+		System: &vim.System{SystemMode: "duplex"},
+		Releases: []vim.Release{
+			{ReleaseID: "starlingx-13.01.10", State: "available", SupportedK8sVersions: []string{"v1.34.1"}},
+			{ReleaseID: "starlingx-13.01.2", State: "deployed", SupportedK8sVersions: []string{"v1.33.0", "v1.34.1"}},
+			{ReleaseID: "starlingx-13.01.0", State: "deployed"},
+			{ReleaseID: "starlingx-27.03.0", State: "available", Requires: []string{"starlingx-13.01.2"}, SupportedK8sVersions: []string{"v1.34.1", "v1.35.0"}},
+			{ReleaseID: "starlingx-40.01.0", State: "unavailable", SupportedK8sVersions: []string{"v1.40.0"}},
+		},
+		KubeVersions: []vim.KubeVersion{
+			{Version: "v1.34.1", State: "available", UpgradeFrom: []string{"v1.33.0"}},
+			{Version: "v1.33.0", State: "active"},
+		},
+		Hosts: []vim.Host{{Hostname: "controller-0"}, {Hostname: "controller-1", Capabilities: map[string]any{"Personality": "Controller-Active"}}},
+	}
+}
+
+func TestLiveFrom(t *testing.T) {
+	l, err := LiveFrom(answers())
+	require.NoError(t, err)
+	assert.Equal(t, "starlingx-13.01.2 / v1.33.0", l.Running.String(), "the highest deployed release, compared as numbers")
+	assert.Equal(t, "duplex", string(l.Mode))
+	assert.Equal(t, "controller-1", l.ActiveController)
+	var ids, kubes []string
+	for _, p := range l.Products {
+		ids = append(ids, p.ReleaseID)
+	}
+	for _, k := range l.Kubes {
+		kubes = append(kubes, k.Version+"="+string(k.State))
+	}
+	assert.Equal(t, []string{"starlingx-13.01.0", "starlingx-13.01.2", "starlingx-13.01.10", "starlingx-27.03.0", "starlingx-40.01.0"}, ids)
+	assert.Equal(t, []string{"v1.33.0=active", "v1.34.1=available", "v1.35.0=available"}, kubes,
+		"versions a deployable release supports are added; unavailable releases add none")
+	assert.Nil(t, l.Strategy)
+}
+
+func TestLiveFromMidKubeUpgrade(t *testing.T) {
+	a := answers()
+	a.KubeVersions = []vim.KubeVersion{{Version: "v1.33.0", State: "partial"}, {Version: "v1.34.1", State: "partial"}}
+	a.KubeUpgrades = []vim.KubeUpgrade{{FromVersion: "v1.33.0", ToVersion: "v1.34.1", State: "upgraded-first-master"}}
+	a.Strategy = &vim.Strategy{UUID: "u", Name: vim.StrategyKubeUpgrade, State: vim.StateApplying, CurrentPhase: "apply",
+		ApplyPhase: vim.Phase{Stages: []vim.Stage{{StageName: "kube-upgrade-start"}, {StageName: "kube-upgrade-kubelets-controllers v1.34.1"}}, TotalStages: 2, CurrentStage: 1}}
+	l, err := LiveFrom(a)
+	require.NoError(t, err)
+	assert.Equal(t, "v1.33.0", l.Running.Kubernetes.String(), "while mixed, the version the upgrade started from")
+	assert.Equal(t, "v1.33.0 → v1.34.1 (upgraded-first-master)", l.KubeUpgradeInProgress)
+	require.NotNil(t, l.Strategy)
+	assert.Equal(t, plan.KubeUpgrade, l.Strategy.Kind)
+	assert.Equal(t, "v1.34.1", l.Strategy.Target)
+	assert.Equal(t, "apply(0%)/stg:(1/2) kube-upgrade-kubelets-controllers v1.34.1", l.Strategy.Progress)
+}
+
+func TestLiveFromErrors(t *testing.T) {
+	a := answers()
+	a.Releases = []vim.Release{{ReleaseID: "starlingx-13.01.0", State: "available"}}
+	_, err := LiveFrom(a)
+	assert.ErrorContains(t, err, "no deployed release")
+	a = answers()
+	a.KubeVersions = []vim.KubeVersion{{Version: "v1.33.0", State: "partial"}}
+	_, err = LiveFrom(a)
+	assert.ErrorContains(t, err, "running version is unknown")
+	a = answers()
+	a.Releases = append(a.Releases, vim.Release{ReleaseID: "13.01", State: "available"})
+	_, err = LiveFrom(a)
+	assert.ErrorContains(t, err, `usm release "13.01"`)
+}
+
+func TestStrategyFromSwUpgrade(t *testing.T) {
+	s := StrategyFrom(&vim.Strategy{UUID: "u", Name: vim.StrategySwUpgrade, Release: vim.ReleaseList{"starlingx-13.01.2"}, State: vim.StateBuildFailed,
+		CurrentPhase: "build", BuildPhase: vim.Phase{Reason: "precheck failed"}})
+	assert.Equal(t, Strategy{Kind: plan.SwDeploy, UUID: "u", State: vim.StateBuildFailed, Target: "starlingx-13.01.2",
+		Progress: "build(0%)/stg:(0/0)", Reason: "precheck failed"}, *s)
+}

@@ -1,0 +1,227 @@
+// Package faults is the fault catalog of the simulator runs: each fault is
+// a named, documented knob (docs/faults.md), a schedule of faults is data
+// generated from one seed (Generate) or parsed from a spec
+// ("conflict@3:n=2,crash@17:down=2s"), and an Injector applies a schedule
+// to a simulated run (scenarios/simrun) and judges it against the terminal
+// state the schedule demands (Run, Outcome).
+//
+// Faults hit the operator at the two boundaries the design names — the API
+// (conflicts, 5xx, timeouts, ambiguous writes, stale and dropped watches)
+// and the process (crash and cold restart, a lost lease) — and the cluster
+// around it (pods that are slow, never ready, crash or cannot pull; a lost
+// node; a scaled or edited Deployment; the ApplicationUpgrade changed or
+// deleted).
+package faults
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Kind names a fault of the catalog.
+type Kind string
+
+// The catalog. docs/faults.md describes each with the failure it stands for.
+const (
+	Conflict    Kind = "conflict"
+	Unavailable Kind = "unavailable"
+	Timeout     Kind = "timeout"
+	AmbiguousW  Kind = "ambiguous"
+	Stale       Kind = "stale"
+	Drop        Kind = "drop"
+	Crash       Kind = "crash"
+	LeaseLost   Kind = "lease-lost"
+	KCMLag      Kind = "kcm-lag"
+	Slow        Kind = "slow"
+	NeverReady  Kind = "never-ready"
+	CrashLoop   Kind = "crashloop"
+	BadImage    Kind = "bad-image"
+	NodeLost    Kind = "node-lost"
+	Scale       Kind = "scale"
+	Edit        Kind = "edit"
+	Respec      Kind = "respec"
+	Delete      Kind = "delete"
+)
+
+// Trigger says how a fault is timed.
+type Trigger int
+
+const (
+	// AtSetup faults change the scenario before the run (pods' behaviour).
+	AtSetup Trigger = iota
+	// AtCall faults fire before the operator's N-th API call ("@N"),
+	// counted from the creation of the upgrades.
+	AtCall
+	// AtTime faults fire at a virtual time after the upgrades were
+	// created ("@12.5s").
+	AtTime
+	// AtCallOrTime faults accept either.
+	AtCallOrTime
+)
+
+// Param is one parameter of a fault: its name in a spec, its default and
+// what it means.
+type Param struct {
+	Name    string
+	Default string
+	Doc     string
+}
+
+// Spec is the catalog entry of a Kind.
+type Spec struct {
+	Kind    Kind
+	Trigger Trigger
+	Params  []Param
+	// Doc says what the fault does; RealWorld what failure it stands for.
+	Doc, RealWorld string
+	// Expect is the terminal state the fault demands when its component's
+	// image is the final target ("" = no effect on the outcome).
+	Expect string
+}
+
+var (
+	dep     = Param{"dep", "worker", "which Deployment: worker, api (both where allowed)"}
+	count   = Param{"n", "1", "how many consecutive calls it hits"}
+	window  = Param{"for", "30s", "how long the fault lasts"}
+	kindAll = Param{"kind", "all", "which informer: upgrades, deployments, replicasets, pods or all"}
+)
+
+// Catalog lists every fault in the order of docs/faults.md.
+var Catalog = []Spec{
+	{Kind: Conflict, Trigger: AtCall, Params: []Param{count},
+		Doc:       "the operator's next n writes from its N-th API call fail with 409 Conflict, without effect",
+		RealWorld: "another writer changed the object between the operator's read and its write (optimistic concurrency), C08"},
+	{Kind: Unavailable, Trigger: AtCall, Params: []Param{count},
+		Doc:       "the operator's next n API calls fail with 503 Service Unavailable, without effect",
+		RealWorld: "kube-apiserver overloaded, restarting or behind a load balancer that lost its backend (5xx, 429)"},
+	{Kind: Timeout, Trigger: AtCall, Params: []Param{count},
+		Doc:       "the operator's next n API calls fail with a 504 timeout, without effect",
+		RealWorld: "a request that timed out before etcd committed it (slow etcd, network stall)"},
+	{Kind: AmbiguousW, Trigger: AtCall, Params: []Param{count},
+		Doc:       "the operator's next n writes are committed, then fail with a timeout: the operator cannot tell they happened",
+		RealWorld: "the response of an applied write was lost (client timeout after commit, connection reset by a load balancer)"},
+	{Kind: Stale, Trigger: AtTime, Params: []Param{window, {"lag", "5s", "how far the informer lags behind the store"},
+		{"events", "0", "lag by this many events instead (the informer applies an event once n later ones are committed)"}, kindAll},
+		Doc:       "the operator's informer cache lags behind the store: its reads and the watch events that wake it are late alike",
+		RealWorld: "a slow or overloaded informer, a watch cache behind etcd, a reconcile right after the operator's own write (C03)"},
+	{Kind: Drop, Trigger: AtTime, Params: []Param{window, kindAll},
+		Doc:       "the operator's watch loses every event of the kind; at the end the informer relists and delivers what changed",
+		RealWorld: "a watch connection dropped or expired (410 Gone, too old resourceVersion), followed by the reflector's relist"},
+	{Kind: Crash, Trigger: AtCallOrTime, Params: []Param{{"down", "2s", "how long the process is down before it restarts"}},
+		Doc:       "the operator's process is killed before its N-th API call (or at a time) and restarts with a cold cache",
+		RealWorld: "OOM kill, eviction, node drain, panic, a rollout of the operator itself (C09)"},
+	{Kind: LeaseLost, Trigger: AtTime, Params: []Param{{"for", "20s", "how long the leader's network stalls"}},
+		Doc: "two replicas with leader election (a Lease in the store: 15 s duration, 10 s renew deadline, 2 s retry); the leader's " +
+			"API calls all time out for a while; past the renew deadline it steps down and exits, the other replica takes over after the lease expires",
+		RealWorld: "a network partition between the leader and the API server, a long GC or CPU-throttling pause (C10)"},
+	{Kind: KCMLag, Trigger: AtTime, Params: []Param{window, {"lag", "3s", "how late the Deployment and ReplicaSet controllers see events"}},
+		Doc:       "kube-controller-manager's Deployment and ReplicaSet controllers see events late: status lags spec",
+		RealWorld: "an overloaded kube-controller-manager; the generation ahead of observedGeneration (C03)"},
+	{Kind: Slow, Trigger: AtSetup, Params: []Param{dep, {"ready", "30s", "latest time from start to Ready"}, {"exit", "25s", "latest time from deletion to exit (capped by the grace period)"}},
+		Doc:       "the Deployment's pods take long to become Ready and to terminate (kwok stage annotations)",
+		RealWorld: "slow start-up, long preStop hooks and graceful shutdowns (C01, C02)"},
+	{Kind: NeverReady, Trigger: AtSetup, Params: []Param{dep},
+		Doc:       "the component's target image runs but never passes readiness (tag :never-ready); expected: Failed at the progress deadline",
+		RealWorld: "a readiness probe that never succeeds (wrong port, missing dependency)", Expect: "Failed"},
+	{Kind: CrashLoop, Trigger: AtSetup, Params: []Param{dep},
+		Doc:       "the component's target image exits at once (tag :crashloop); expected: Failed after 3 restarts",
+		RealWorld: "a release that crashes on start (bad config, missing migration)", Expect: "Failed"},
+	{Kind: BadImage, Trigger: AtSetup, Params: []Param{dep},
+		Doc:       "the component's target image cannot be pulled (tag :does-not-exist); expected: Failed",
+		RealWorld: "a typo in the tag, a missing registry credential, an image not yet pushed (C06)", Expect: "Failed"},
+	{Kind: NodeLost, Trigger: AtTime, Params: []Param{{"node", "kwok-node-0", "the node whose pods are lost"}},
+		Doc:       "every pod bound to the node is deleted at once (grace 0), as the pod GC does when a lost node is removed; the node is replaced",
+		RealWorld: "a node failure, a spot instance reclaimed, a kernel panic"},
+	{Kind: Scale, Trigger: AtTime, Params: []Param{dep, {"replicas", "4", "the new spec.replicas"}},
+		Doc:       "the Deployment's spec.replicas is changed mid-rollout",
+		RealWorld: "a HorizontalPodAutoscaler or a human scaling during the upgrade"},
+	{Kind: Edit, Trigger: AtTime, Params: []Param{dep, {"field", "labels", "labels, annotations (metadata), replicas (one more, as kubectl scale) or restart (the pod template's restartedAt annotation)"}},
+		Doc:       "someone else edits the Deployment: its labels, its annotations (a new generation), its replicas, or the pod template (kubectl rollout restart)",
+		RealWorld: "kubectl label/annotate, a GitOps controller fixing drift, kubectl rollout restart during the upgrade"},
+	{Kind: Respec, Trigger: AtTime, Params: []Param{{"dep", "both", "which images change: worker, api or both"}},
+		Doc:       "the ApplicationUpgrade's images are changed again mid-rollout (to :v3.0.0); expected: Completed at the new images",
+		RealWorld: "a newer release pushed by the CD pipeline while the previous upgrade runs"},
+	{Kind: Delete, Trigger: AtTime, Params: []Param{{"recreate", "0s", "re-apply the original manifest after this long (0: never)"}},
+		Doc:       "the ApplicationUpgrade is deleted mid-rollout (and optionally applied again); expected: no upgrade left and no write for it, or Completed",
+		RealWorld: "kubectl delete during the upgrade, a GitOps prune, a re-apply"},
+}
+
+// Lookup returns the catalog entry of k.
+func Lookup(k Kind) (Spec, bool) {
+	for _, s := range Catalog {
+		if s.Kind == k {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
+
+// Kinds lists the catalog's names, sorted.
+func Kinds() []string {
+	out := make([]string, 0, len(Catalog))
+	for _, s := range Catalog {
+		out = append(out, string(s.Kind))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Fault is one scheduled fault: its kind, when it fires, and its
+// parameters (every parameter of the catalog entry, defaults filled in).
+type Fault struct {
+	Kind Kind
+	// Call > 0 fires the fault before the operator's Call-th API call.
+	Call int
+	// At is the virtual time after the upgrades were created (AtTime).
+	At time.Duration
+	// Args holds every parameter by name.
+	Args map[string]string
+}
+
+// String is the fault's spec, parameters in catalog order, those at their
+// default left out: "conflict@3:n=2".
+func (f Fault) String() string {
+	var b strings.Builder
+	b.WriteString(string(f.Kind))
+	switch {
+	case f.Call > 0:
+		fmt.Fprintf(&b, "@%d", f.Call)
+	case f.timed():
+		b.WriteString("@" + formatDuration(f.At))
+	}
+	spec, _ := Lookup(f.Kind)
+	for _, p := range spec.Params {
+		if v, ok := f.Args[p.Name]; ok && v != p.Default {
+			fmt.Fprintf(&b, ":%s=%s", p.Name, v)
+		}
+	}
+	return b.String()
+}
+
+func (f Fault) timed() bool {
+	spec, _ := Lookup(f.Kind)
+	return f.Call == 0 && (spec.Trigger == AtTime || spec.Trigger == AtCallOrTime)
+}
+
+// Str, Int and Dur read a parameter (validated by Parse and the generator).
+func (f Fault) Str(name string) string { return f.Args[name] }
+
+// Int reads an integer parameter.
+func (f Fault) Int(name string) int {
+	var n int
+	fmt.Sscan(f.Args[name], &n)
+	return n
+}
+
+// Dur reads a duration parameter.
+func (f Fault) Dur(name string) time.Duration {
+	d, _ := time.ParseDuration(f.Args[name])
+	return d
+}
+
+// formatDuration prints d in Go syntax with millisecond resolution.
+func formatDuration(d time.Duration) string {
+	return d.Round(time.Millisecond).String()
+}

@@ -1,0 +1,152 @@
+package faults
+
+import (
+	"math/rand"
+	"strconv"
+	"time"
+)
+
+// weights is how often Generate draws each kind: the API, cache and
+// process faults most, the faults that demand Failed least.
+var weights = []struct {
+	kind Kind
+	w    int
+}{
+	{Conflict, 4}, {Unavailable, 3}, {Timeout, 3}, {AmbiguousW, 4},
+	{Stale, 4}, {Drop, 3}, {Crash, 5}, {LeaseLost, 3}, {KCMLag, 3},
+	{Slow, 2}, {NeverReady, 1}, {CrashLoop, 1}, {BadImage, 1},
+	{NodeLost, 2}, {Scale, 3}, {Edit, 3}, {Respec, 2}, {Delete, 2},
+}
+
+// Window is the virtual time after the upgrades' creation in which
+// Generate places timed faults: about the demo's upgrade.
+const Window = 70 * time.Second
+
+// Generate draws a schedule from seed: a scenario of scenarios and 0–4
+// faults with their parameters. The same seed gives the same schedule;
+// the simulator's own choices use the seed too.
+func Generate(seed int64, scenarios []string) Schedule {
+	rng := rand.New(rand.NewSource(seed*1_000_003 + 0x5eed))
+	s := Schedule{Seed: seed, Scenario: scenarios[rng.Intn(len(scenarios))]}
+	n := []int{0, 1, 1, 1, 2, 2, 2, 3, 3, 4}[rng.Intn(10)]
+	total := 0
+	for _, w := range weights {
+		total += w.w
+	}
+	used := map[string]bool{}
+	for len(s.Faults) < n {
+		pick := rng.Intn(total)
+		var k Kind
+		for _, w := range weights {
+			if pick < w.w {
+				k = w.kind
+				break
+			}
+			pick -= w.w
+		}
+		f := draw(rng, k)
+		if u := uniqueKey(f); u != "" {
+			if used[u] {
+				continue
+			}
+			used[u] = true
+		}
+		s.Faults = append(s.Faults, f)
+	}
+	calls := 300
+	for _, f := range s.Faults {
+		if f.Kind == Stale || f.Kind == Drop {
+			calls = 12 // reads come from the cache: only writes are API calls
+		}
+	}
+	for i := range s.Faults {
+		if s.Faults[i].Call > 0 {
+			s.Faults[i].Call = 1 + rng.Intn(calls)
+		}
+	}
+	return s
+}
+
+// uniqueKey groups faults a schedule holds at most one of.
+func uniqueKey(f Fault) string {
+	switch f.Kind {
+	case NeverReady, CrashLoop, BadImage:
+		return "image/" + f.Str("dep")
+	case Slow:
+		return "slow/" + f.Str("dep")
+	case Delete:
+		return "delete"
+	}
+	return ""
+}
+
+// draw makes a fault of kind k with random parameters (Call is set to 1
+// here and drawn by Generate once the schedule is known).
+func draw(rng *rand.Rand, k Kind) Fault {
+	spec, _ := Lookup(k)
+	f := Fault{Kind: k, Args: map[string]string{}}
+	for _, p := range spec.Params {
+		f.Args[p.Name] = p.Default
+	}
+	ms := func(lo, hi time.Duration) string {
+		return formatDuration(lo + time.Duration(rng.Int63n(int64((hi-lo)/time.Millisecond)+1))*time.Millisecond)
+	}
+	secs := func(lo, hi int) string { return strconv.Itoa(lo+rng.Intn(hi-lo+1)) + "s" }
+	dep := func() string { return []string{"worker", "api"}[rng.Intn(2)] }
+	switch spec.Trigger {
+	case AtCall:
+		f.Call = 1
+	case AtTime:
+		f.At = time.Duration(rng.Int63n(int64(Window/time.Millisecond))) * time.Millisecond
+	case AtCallOrTime:
+		if rng.Intn(2) == 0 {
+			f.Call = 1
+		} else {
+			f.At = time.Duration(rng.Int63n(int64(Window/time.Millisecond))) * time.Millisecond
+		}
+	}
+	switch k {
+	case Conflict, Unavailable, Timeout, AmbiguousW:
+		f.Args["n"] = strconv.Itoa(1 + rng.Intn(6))
+	case Stale:
+		// early and long: the window should cover the operator's writes,
+		// when a stale read matters most (C03)
+		f.At = time.Duration(rng.Int63n(int64(Window/2/time.Millisecond))) * time.Millisecond
+		f.Args["for"] = secs(10, 60)
+		f.Args["lag"] = ms(200*time.Millisecond, 10*time.Second)
+		if rng.Intn(4) == 0 {
+			f.Args["events"] = strconv.Itoa(1 + rng.Intn(5))
+		}
+		f.Args["kind"] = []string{"all", "all", "all", "deployments", "deployments", "upgrades", "replicasets", "pods"}[rng.Intn(8)]
+	case Drop:
+		f.Args["for"] = secs(2, 40)
+		f.Args["kind"] = []string{"all", "upgrades", "deployments", "replicasets", "pods"}[rng.Intn(5)]
+	case Crash:
+		f.Args["down"] = ms(100*time.Millisecond, 15*time.Second)
+	case LeaseLost:
+		f.Args["for"] = secs(3, 40)
+	case KCMLag:
+		f.Args["for"] = secs(5, 40)
+		f.Args["lag"] = ms(500*time.Millisecond, 5*time.Second)
+	case Slow:
+		f.Args["dep"] = dep()
+		f.Args["ready"] = secs(5, 60)
+		f.Args["exit"] = secs(5, 30)
+	case NeverReady, CrashLoop, BadImage:
+		f.Args["dep"] = dep()
+	case Scale:
+		f.Args["dep"] = dep()
+		f.Args["replicas"] = strconv.Itoa(1 + rng.Intn(6))
+	case Edit:
+		f.Args["dep"] = dep()
+		// replicas changes come from scale; edit draws the other fields
+		f.Args["field"] = []string{"labels", "annotations", "restart"}[rng.Intn(3)]
+	case Respec:
+		f.Args["dep"] = []string{"worker", "api", "both"}[rng.Intn(3)]
+	case Delete:
+		if rng.Intn(2) == 0 {
+			f.Args["recreate"] = secs(2, 30)
+		}
+	}
+	return f
+}

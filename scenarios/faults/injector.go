@@ -1,0 +1,322 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/simulator"
+)
+
+// deleteSettle is how long after an upgrade's deletion the operator may
+// still act on it (a cache that has not seen the deletion yet); later
+// Deployment writes are violations, and a run whose upgrade stays deleted
+// ends deleteWatch after the deletion.
+const (
+	deleteSettle = time.Minute
+	deleteWatch  = 2 * time.Minute
+)
+
+// MaxCalls bounds the operator's API calls in one run, MaxCallsAtOnce
+// those at one virtual instant (a controller that backs off lets time
+// pass): past either the run is a hot loop (a violation) and ends. Undisturbed runs make under 1,500; the most in 10,000 seeded runs is under 4,000.
+const (
+	MaxCalls       = 8000
+	MaxCallsAtOnce = 300
+)
+
+// Fired is a fault as it happened: times since the start of the run. A
+// Fired with no Fault kind marks an event of the fault models (a leader
+// lost or elected) described by Note.
+type Fired struct {
+	Fault      Fault
+	Start, End time.Duration
+	Note       string
+}
+
+// Write is a Deployment write by the operator that changed its images
+// (committed, also when the operator was told it failed).
+type Write struct {
+	At         time.Duration
+	Process    string
+	Deployment string
+	Image      string
+}
+
+// Injector applies a Schedule to one simulated run; it implements
+// simrun.Injector. Use one per run.
+type Injector struct {
+	sched Schedule
+	out   io.Writer
+	ctx   context.Context
+
+	sim       *simulator.Sim
+	base      *controller.ApplicationUpgradeReconciler
+	procs     []*process
+	byClient  map[string]*process // the reconcilers' clients
+	auxClient map[string]*process // the lease and informer clients
+	cacheMode bool
+	leaseMode bool
+	elected   bool
+	// zombieLeaders (tests only) keeps a replica running after it lost
+	// its lease, to prove the one-writer check can fail.
+	zombieLeaders bool
+
+	started  bool
+	t0       time.Time
+	calls    int
+	lastCall time.Time
+	// callsAtOnce counts calls at lastCall; hotLoop ends the run
+	callsAtOnce int
+	hotLoop     bool
+	byCall      map[int][]Fault
+	windows     []*callWindow
+	fired       []Fired
+	writes      map[string]int
+	writeLog    []Write
+	inWrite     *pendingWrite
+	errs        []string
+
+	upgrades  []*upgradesv1alpha1.ApplicationUpgrade // as created, for re-creation
+	spec      map[types.NamespacedName]*targetSpec
+	deletedAt time.Time
+}
+
+var _ simrun.Injector = (*Injector)(nil)
+
+// callWindow is an API fault armed at a call: it fails the next n
+// matching calls.
+type callWindow struct {
+	fault     Fault
+	remaining int
+	fired     int // index in Injector.fired
+}
+
+// NewInjector returns an injector for sched writing a line per fault to
+// transcript (may be nil). upgrades are the run's ApplicationUpgrades as
+// prepared (setup faults applied): the expected outcome starts from them.
+func NewInjector(sched Schedule, upgrades []*upgradesv1alpha1.ApplicationUpgrade, transcript io.Writer) *Injector {
+	in := &Injector{sched: sched, out: transcript, byClient: map[string]*process{}, auxClient: map[string]*process{},
+		byCall: map[int][]Fault{}, writes: map[string]int{}, spec: map[types.NamespacedName]*targetSpec{}, upgrades: upgrades}
+	for _, f := range sched.Faults {
+		switch f.Kind {
+		case Stale, Drop:
+			in.cacheMode = true
+		case LeaseLost:
+			in.leaseMode = true
+		}
+		if f.Call > 0 {
+			in.byCall[f.Call] = append(in.byCall[f.Call], f)
+		}
+	}
+	for _, u := range upgrades {
+		in.spec[client.ObjectKeyFromObject(u)] = newTargetSpec(u)
+	}
+	return in
+}
+
+// Setup gives the operator its own client (and informers when the
+// schedule has cache faults) and installs the API interceptor.
+func (in *Injector) Setup(ctx context.Context, sim *simulator.Sim, r *controller.ApplicationUpgradeReconciler) error {
+	in.ctx, in.sim, in.base = ctx, sim, r
+	p, err := in.newProcess(ctx, 0)
+	if err != nil {
+		return err
+	}
+	r.Client = &opClient{Client: p.writer, p: p}
+	sim.SetAPIInterceptor(in.intercept)
+	sim.Subscribe(in.observeCommit)
+	return nil
+}
+
+// Start starts the fault clock: time-triggered faults are scheduled, call
+// counting begins, and in lease mode the second replica and the electors
+// start.
+func (in *Injector) Start(op *simulator.Controller) {
+	in.started, in.t0 = true, in.sim.Now()
+	p0 := in.procs[0]
+	p0.ctl = op
+	if p0.cache != nil {
+		in.attachCache(p0)
+	}
+	if in.leaseMode {
+		in.startElection()
+	}
+	for _, f := range in.sched.Faults {
+		if f.timed() {
+			f := f
+			in.sim.Schedule(f.At, "fault "+f.String(), func() { in.fireTimed(f) })
+		}
+	}
+}
+
+// attachCache makes the process's informers the only way events reach its
+// controller.
+func (in *Injector) attachCache(p *process) {
+	p.cache.ctl = p.ctl
+	p.ctl.SetDelivery(func(simulator.WatchEvent) (time.Duration, bool) { return 0, true })
+}
+
+// Done ends a run whose upgrades were deleted and stay deleted, once the
+// operator had time to show it does nothing more, and a hot loop.
+func (in *Injector) Done() bool {
+	return in.hotLoop || !in.deletedAt.IsZero() && in.allDeleted() && in.sim.Now().Sub(in.deletedAt) >= deleteWatch
+}
+
+// intercept is the API interceptor: it counts the operator's calls, fires
+// call-triggered faults and fails calls in open windows. Other clients'
+// calls pass, except a stalled replica's lease and informer calls.
+func (in *Injector) intercept(req simulator.APIRequest) error {
+	if p := in.auxClient[req.Client]; p != nil {
+		if p.stalled() {
+			return timeoutErr()
+		}
+		return nil
+	}
+	p := in.byClient[req.Client]
+	if p == nil || !in.started {
+		return nil
+	}
+	in.calls++
+	if in.sim.Now().Equal(in.lastCall) {
+		in.callsAtOnce++
+	} else {
+		in.lastCall, in.callsAtOnce = in.sim.Now(), 1
+	}
+	if in.calls == MaxCalls || in.callsAtOnce == MaxCallsAtOnce {
+		in.hotLoop = true
+		in.violate("hot loop: the operator made %d API calls in all, %d at virtual %s", in.calls, in.callsAtOnce, simulator.FormatElapsed(in.sim.Elapsed()))
+	}
+	for _, f := range in.byCall[in.calls] {
+		if err := in.fireAtCall(p, f); err != nil {
+			return err
+		}
+	}
+	if p.stalled() {
+		return timeoutErr()
+	}
+	write := isWrite(req.Verb)
+	if in.leaseMode && write {
+		in.checkLeader(p, req)
+	}
+	for _, w := range in.windows {
+		if w.remaining == 0 || (!write && (w.fault.Kind == Conflict || w.fault.Kind == AmbiguousW)) {
+			continue
+		}
+		w.remaining--
+		if w.remaining == 0 {
+			in.fired[w.fired].End = in.sim.Elapsed()
+		}
+		switch w.fault.Kind {
+		case Conflict:
+			return conflictErr(req)
+		case Unavailable:
+			return unavailableErr()
+		case Timeout:
+			return timeoutErr()
+		case AmbiguousW:
+			return simulator.Ambiguous(timeoutErr())
+		}
+	}
+	return nil
+}
+
+func isWrite(verb string) bool {
+	switch verb {
+	case "create", "update", "patch", "delete", "deletecollection":
+		return true
+	}
+	return false
+}
+
+// fireAtCall fires a call-triggered fault inside the operator's call; a
+// crash fails the call.
+func (in *Injector) fireAtCall(p *process, f Fault) error {
+	switch f.Kind {
+	case Crash:
+		in.crash(p, f)
+		return errKilled
+	case Conflict, Unavailable, Timeout, AmbiguousW:
+		idx := in.record(f, 0, fmt.Sprintf("the next %d %s of the operator fail", f.Int("n"), callNoun(f.Kind)))
+		in.windows = append(in.windows, &callWindow{fault: f, remaining: f.Int("n"), fired: idx})
+	}
+	return nil
+}
+
+func callNoun(k Kind) string {
+	if k == Conflict || k == AmbiguousW {
+		return "writes"
+	}
+	return "API calls"
+}
+
+// record logs a fired fault (a line in the transcript) and returns its
+// index; d > 0 is its known length.
+func (in *Injector) record(f Fault, d time.Duration, note string) int {
+	now := in.sim.Elapsed()
+	end := now
+	if d > 0 {
+		end = now + d
+	}
+	in.fired = append(in.fired, Fired{Fault: f, Start: now, End: end, Note: note})
+	if in.out != nil {
+		fmt.Fprintf(in.out, "[t=%7.1fs] fault %s: %s\n\n", now.Seconds(), f, note)
+	}
+	return len(in.fired) - 1
+}
+
+func (in *Injector) violate(format string, args ...any) {
+	in.errs = append(in.errs, fmt.Sprintf(format, args...))
+}
+
+// crash kills p (the leader in lease mode); it restarts after down.
+func (in *Injector) crash(p *process, f Fault) {
+	down := f.Dur("down")
+	if !p.alive {
+		in.record(f, 0, p.name+" is already down")
+		return
+	}
+	in.record(f, down, fmt.Sprintf("%s killed, restarts in %s with a cold cache", p.name, down))
+	in.kill(p)
+	in.sim.Schedule(down, "restart "+p.name, func() { in.restart(p) })
+}
+
+func (in *Injector) kill(p *process) {
+	p.alive, p.leader = false, false
+	if p.ctl != nil {
+		p.ctl.Crash()
+	}
+}
+
+// restart brings p back as a new incarnation: it runs its controller at
+// once, or in lease mode stands as a candidate.
+func (in *Injector) restart(p *process) {
+	p.alive = true
+	p.incarnation++
+	if !in.leaseMode {
+		p.start(in.ctx)
+	}
+}
+
+// target is the process faults of the process kind hit: the leader, else
+// the first live one.
+func (in *Injector) target() *process {
+	for _, p := range in.procs {
+		if p.leader {
+			return p
+		}
+	}
+	for _, p := range in.procs {
+		if p.alive {
+			return p
+		}
+	}
+	return in.procs[0]
+}

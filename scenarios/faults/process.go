@@ -1,0 +1,214 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/simulator"
+)
+
+// process is one operator replica: its controller, its client (named after
+// it, so faults hit only the operator), its informers when the schedule
+// needs a cache, and its leader-election state.
+type process struct {
+	in          *Injector
+	name        string
+	ctl         *simulator.Controller
+	writer      client.Client
+	lease       client.Client
+	cache       *informers
+	alive       bool
+	leader      bool
+	incarnation int
+	lastRenew   time.Time
+	stallUntil  time.Time
+}
+
+func (p *process) identity() string { return fmt.Sprintf("%s_%d", p.name, p.incarnation) }
+
+func (p *process) stalled() bool { return p.in.sim.Now().Before(p.stallUntil) }
+
+// start cold-starts the process's controller: fresh informers, every
+// object enqueued. As controller-runtime waits for its caches to sync,
+// the controller starts only once every informer has listed; a failed
+// list is retried a second later.
+func (p *process) start(ctx context.Context) {
+	incarnation := p.incarnation
+	if p.cache != nil {
+		if err := p.cache.reset(ctx); err != nil {
+			p.in.sim.Schedule(time.Second, "cache sync of "+p.name, func() {
+				if p.alive && p.incarnation == incarnation && p.ctl.Crashed() && (p.leader || !p.in.leaseMode) {
+					p.start(ctx)
+				}
+			})
+			return
+		}
+	}
+	p.ctl.Restart()
+}
+
+// opClient is the operator's client: reads from the process's informers
+// when it has them (they never fail: no API call), else from the API;
+// writes go to the API under the process's name. Successful Deployment
+// writes are counted for the duplicate-write check.
+type opClient struct {
+	client.Client
+	p *process
+}
+
+func (c *opClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if c.p.cache != nil {
+		if i, _ := c.p.cache.tracks(obj); i != nil {
+			return c.p.cache.Get(key, obj)
+		}
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+func (c *opClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if c.p.cache != nil {
+		if i, _ := c.p.cache.tracks(list); i != nil {
+			return c.p.cache.List(list, opts...)
+		}
+	}
+	return c.Client.List(ctx, list, opts...)
+}
+
+func (c *opClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	return c.p.in.write(c.p, obj, func() error { return c.Client.Patch(ctx, obj, patch, opts...) })
+}
+
+func (c *opClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	return c.p.in.write(c.p, obj, func() error { return c.Client.Update(ctx, obj, opts...) })
+}
+
+// newProcess makes replica n; its reconciler is base with the process's client.
+func (in *Injector) newProcess(ctx context.Context, n int) (*process, error) {
+	p := &process{in: in, name: fmt.Sprintf("operator-%d", n), alive: true, incarnation: 1}
+	p.writer = in.sim.ClientFor(p.name)
+	p.lease = in.sim.ClientFor(p.name + "/lease")
+	if in.cacheMode {
+		cache, err := newInformers(in.sim, in.sim.ClientFor(p.name+"/informer"))
+		if err != nil {
+			return nil, err
+		}
+		if err := controller.SetupIndexes(ctx, cache); err != nil {
+			return nil, err
+		}
+		p.cache = cache
+	}
+	in.procs = append(in.procs, p)
+	in.byClient[p.name] = p
+	in.auxClient[p.name+"/lease"] = p
+	in.auxClient[p.name+"/informer"] = p
+	return p, nil
+}
+
+// write performs one Deployment write of the operator (other kinds pass
+// through). What it committed is seen by observeCommit during the call —
+// also when the operator is told it failed (an ambiguous write). A call
+// that succeeds without changing anything is a duplicate write.
+func (in *Injector) write(p *process, obj client.Object, call func() error) error {
+	d, ok := obj.(*appsv1.Deployment)
+	if !ok {
+		return call()
+	}
+	key := client.ObjectKeyFromObject(d)
+	in.inWrite = &pendingWrite{p: p, key: key}
+	err := call()
+	w := in.inWrite
+	in.inWrite = nil
+	if err == nil && !w.committed {
+		in.violate("duplicate write: %s wrote deployment %s at %s although it already had image %s",
+			p.name, key, simulator.FormatElapsed(in.sim.Elapsed()), images(d))
+	}
+	return err
+}
+
+// pendingWrite is an operator write in progress.
+type pendingWrite struct {
+	p         *process
+	key       types.NamespacedName
+	committed bool
+}
+
+// observeCommit records an operator write of a Deployment's images as it
+// commits, and checks it is the first of that image, and not made for an
+// upgrade deleted long ago.
+func (in *Injector) observeCommit(ev simulator.WatchEvent) {
+	w := in.inWrite
+	d, ok := ev.Object.(*appsv1.Deployment)
+	if w == nil || !ok || client.ObjectKeyFromObject(d) != w.key {
+		return
+	}
+	old, _ := ev.Old.(*appsv1.Deployment)
+	if old != nil && images(old) == images(d) {
+		return
+	}
+	w.committed = true
+	img := images(d)
+	in.writeLog = append(in.writeLog, Write{At: in.sim.Elapsed(), Process: w.p.name, Deployment: w.key.String(), Image: img})
+	if in.writes[w.key.String()+"="+img]++; in.writes[w.key.String()+"="+img] == 2 {
+		in.violate("duplicate write: deployment %s written twice with image %s (again by %s at %s)",
+			w.key, img, w.p.name, simulator.FormatElapsed(in.sim.Elapsed()))
+	}
+	if !in.deletedAt.IsZero() && in.sim.Now().Sub(in.deletedAt) > deleteSettle {
+		in.violate("deployment %s written by %s at %s, %s after its upgrade was deleted", w.key, w.p.name,
+			simulator.FormatElapsed(in.sim.Elapsed()), in.sim.Now().Sub(in.deletedAt))
+	}
+}
+
+func images(d *appsv1.Deployment) string {
+	imgs := make([]string, len(d.Spec.Template.Spec.Containers))
+	for i, c := range d.Spec.Template.Spec.Containers {
+		imgs[i] = c.Image
+	}
+	return strings.Join(imgs, ",")
+}
+
+// Injected API errors.
+func conflictErr(req simulator.APIRequest) error {
+	return apierrors.NewConflict(groupResource(req.GVK), req.Name,
+		fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again (injected)"))
+}
+
+func unavailableErr() error {
+	return apierrors.NewServiceUnavailable("the server is currently unable to handle the request (injected)")
+}
+
+func timeoutErr() error {
+	return apierrors.NewTimeoutError("the request did not complete within the allowed duration (injected)", 1)
+}
+
+var errKilled = fmt.Errorf("operator process killed (injected crash)")
+
+func groupResource(gvk schema.GroupVersionKind) schema.GroupResource {
+	return schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}
+}
+
+func notFound(gvk schema.GroupVersionKind, name string) error {
+	return apierrors.NewNotFound(groupResource(gvk), name)
+}
+
+// operatorWatches are the operator's watches, as simrun registers them,
+// for a second replica.
+func operatorWatches(sim *simulator.Sim) []simulator.Watch {
+	m := controller.Mapper{Reader: sim.Client()}
+	return []simulator.Watch{
+		{Object: &upgradesv1alpha1.ApplicationUpgrade{}},
+		{Object: &appsv1.Deployment{}, Map: m.Deployment},
+		{Object: &appsv1.ReplicaSet{}, Map: m.ReplicaSet},
+		{Object: &corev1.Pod{}, Map: m.Pod},
+	}
+}

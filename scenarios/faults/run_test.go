@@ -1,0 +1,182 @@
+package faults
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+)
+
+func run(t *testing.T, seed int64, scenario, spec string) (*Outcome, string, string) {
+	t.Helper()
+	fs, err := ParseFaults(spec)
+	require.NoError(t, err)
+	var tr, ev bytes.Buffer
+	o := Run(context.Background(), RunConfig{Schedule: Schedule{Seed: seed, Scenario: scenario, Faults: fs}, Transcript: &tr, EventLog: &ev})
+	require.NoError(t, o.Err)
+	return o, tr.String(), ev.String()
+}
+
+func requireOK(t *testing.T, o *Outcome, transcript string) {
+	t.Helper()
+	if o.Failed() {
+		t.Fatalf("%s failed:\n%s\n\n%s", o.Schedule, strings.Join(o.Violations, "\n"), transcript)
+	}
+}
+
+// TestSeededSchedulesReplayByteForByte: the schedule of a seed, run twice,
+// gives the same transcript (fault lines included) and event log.
+func TestSeededSchedulesReplayByteForByte(t *testing.T) {
+	for _, seed := range []int64{4, 6, 12, 23, 26} { // lease, crashes, kcm lag, stale, drop + scale
+		s := Generate(seed, ScenarioNames())
+		var tr1, ev1, tr2, ev2 bytes.Buffer
+		o1 := Run(context.Background(), RunConfig{Schedule: s, Transcript: &tr1, EventLog: &ev1})
+		Run(context.Background(), RunConfig{Schedule: s, Transcript: &tr2, EventLog: &ev2})
+		requireOK(t, o1, tr1.String())
+		assert.NotEmpty(t, s.Faults, "seed %d", seed)
+		assert.Equal(t, tr1.String(), tr2.String(), "seed %d transcript", seed)
+		assert.Equal(t, ev1.String(), ev2.String(), "seed %d event log", seed)
+		assert.Contains(t, tr1.String(), "fault ", "seed %d: the transcript shows the faults", seed)
+	}
+}
+
+// C08: every write of the operator conflicts for the first 5 attempts.
+func TestConflictsConvergeWithoutDuplicateWritesOrHotLoop(t *testing.T) {
+	o, tr, _ := run(t, 1, "demo", "conflict@1:n=5")
+	requireOK(t, o, tr)
+	assert.Equal(t, ExpectCompleted, o.ExpectedState())
+	assert.Len(t, o.Writes, 2, "worker and API written once each: %v", o.Writes)
+	base, _, _ := run(t, 1, "demo", "none")
+	assert.Less(t, o.Calls, base.Calls+60, "retries back off instead of looping")
+}
+
+// An ambiguous write: the worker patch is applied but the operator sees a
+// timeout; it must not write again.
+func TestAmbiguousWorkerWriteIsNotRepeated(t *testing.T) {
+	base, _, _ := run(t, 1, "demo", "none")
+	require.NotEmpty(t, base.Writes)
+	for n := 1; n <= 12; n++ {
+		o, tr, _ := run(t, 1, "demo", "ambiguous@"+strconv.Itoa(n)+":n=3")
+		requireOK(t, o, tr)
+		assert.Len(t, o.Writes, 2, "ambiguous@%d: %v", n, o.Writes)
+	}
+}
+
+func TestCacheFaults(t *testing.T) {
+	for _, spec := range []string{
+		"stale@0s:for=60s:lag=8s",
+		"stale@0s:for=60s:events=4:kind=pods",
+		"stale@5s:for=30s:lag=3s:kind=deployments",
+		"drop@0s:for=40s",
+		"drop@10s:for=15s:kind=pods",
+		"drop@3s:for=30s:kind=upgrades,stale@0s:for=60s:lag=2s:kind=replicasets",
+	} {
+		o, tr, _ := run(t, 3, "demo", spec)
+		requireOK(t, o, tr)
+		assert.Equal(t, ExpectCompleted, o.ExpectedState(), spec)
+		assert.Len(t, o.Writes, 2, spec)
+	}
+}
+
+// C09 in small: crashes at times and at calls, the operator restarts cold.
+func TestCrashesResume(t *testing.T) {
+	o, tr, _ := run(t, 5, "demo", "crash@3,crash@10s:down=5s,crash@40,crash@30s:down=100ms")
+	requireOK(t, o, tr)
+	assert.Contains(t, tr, "operator-0 killed, restarts in 5s with a cold cache")
+	assert.Len(t, o.Writes, 2)
+}
+
+// C10: the leader's network stalls past the lease: the other replica takes
+// over, and every write is made by the holder of an unexpired lease.
+func TestLeaseLostHandsOver(t *testing.T) {
+	o, tr, _ := run(t, 2, "demo", "lease-lost@8s:for=30s")
+	requireOK(t, o, tr)
+	assert.Contains(t, tr, "operator-0 failed to renew the lease for 10s: leader election lost")
+	assert.Contains(t, tr, "operator-1_1 acquired the lease")
+	var by []string
+	for _, w := range o.Writes {
+		by = append(by, w.Process)
+	}
+	assert.Contains(t, by, "operator-1", "the new leader finished the upgrade: %v", o.Writes)
+	short, tr2, _ := run(t, 2, "demo", "lease-lost@8s:for=5s")
+	requireOK(t, short, tr2)
+	assert.NotContains(t, tr2, "acquired the lease", "a stall shorter than the renew deadline keeps the leader")
+}
+
+func TestImageFaultsDemandFailed(t *testing.T) {
+	for spec, reason := range map[string]string{
+		"bad-image":              "WorkerRolloutFailed",
+		"crashloop:dep=api":      "APIRolloutFailed",
+		"never-ready:dep=worker": "WorkerRolloutFailed",
+	} {
+		o, tr, _ := run(t, 1, "demo", spec)
+		requireOK(t, o, tr)
+		assert.Equal(t, ExpectFailed, o.ExpectedState(), spec)
+		assert.Equal(t, reason, o.Expected["job-system/upgrade-v2"].Reason, spec)
+	}
+	o, tr, _ := run(t, 1, "demo", "never-ready,respec@20s")
+	requireOK(t, o, tr)
+	assert.Equal(t, ExpectCompleted, o.ExpectedState(), "the images changed again to good ones")
+	assert.Equal(t, "registry.example.com/job-api:v3.0.0", o.Result.Upgrades[0].Status.API.Image)
+}
+
+func TestClusterActors(t *testing.T) {
+	for _, spec := range []string{
+		"node-lost@15s",
+		"scale@10s:replicas=5,scale@20s:dep=api:replicas=1",
+		"edit@5s:field=labels,edit@12s:field=annotations,edit@20s:dep=api:field=restart,edit@25s:field=replicas",
+		"respec@30s:dep=worker",
+		"delete@20s:recreate=10s",
+		"respec@1s,delete@40s:recreate=5s", // v2, v3, then v2 again: no duplicate
+		"kcm-lag@0s:for=40s:lag=4s",
+		"slow:ready=50s:exit=25s",
+	} {
+		o, tr, _ := run(t, 7, "demo", spec)
+		requireOK(t, o, tr)
+		assert.Equal(t, ExpectCompleted, o.ExpectedState(), spec)
+	}
+	o, tr, _ := run(t, 7, "demo", "node-lost@15s")
+	assert.Regexp(t, `node kwok-node-0 lost: [1-9]\d* pods deleted`, tr)
+	assert.Equal(t, ExpectCompleted, o.ExpectedState())
+}
+
+func TestDeletedUpgradeStopsTheOperator(t *testing.T) {
+	o, tr, _ := run(t, 1, "demo", "delete@15s")
+	requireOK(t, o, tr)
+	assert.Equal(t, ExpectDeleted, o.ExpectedState())
+	assert.Empty(t, o.Result.Upgrades)
+	for _, w := range o.Writes {
+		assert.Less(t, w.At.Seconds(), o.Start.Seconds()+15+deleteSettle.Seconds(), "write after deletion: %+v", w)
+	}
+}
+
+func TestEveryScenarioCompletesUndisturbed(t *testing.T) {
+	for _, name := range ScenarioNames() {
+		o, tr, _ := run(t, 1, name, "none")
+		requireOK(t, o, tr)
+		assert.Equal(t, ExpectCompleted, o.ExpectedState(), name)
+	}
+}
+
+// TestOneWriterCheckCatchesAZombieLeader: a replica that keeps working
+// after losing its lease is caught writing without it.
+func TestOneWriterCheckCatchesAZombieLeader(t *testing.T) {
+	objs, err := demo()
+	require.NoError(t, err)
+	fs, err := ParseFaults("lease-lost@8s:for=20s")
+	require.NoError(t, err)
+	s := Schedule{Seed: 2, Scenario: "demo", Faults: fs}
+	objs = Prepare(objs, s.Faults)
+	in := NewInjector(s, upgradesOf(objs), nil)
+	in.zombieLeaders = true
+	_, err = simrun.Run(context.Background(), simrun.Config{Objects: objs, Seed: s.Seed, Limit: DefaultLimit, Faults: in})
+	require.NoError(t, err)
+	require.NotEmpty(t, in.errs)
+	assert.Contains(t, in.errs[0], "two writers: operator-0_1 wrote")
+}

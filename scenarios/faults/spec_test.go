@@ -1,0 +1,149 @@
+package faults
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseFormatRoundTrip(t *testing.T) {
+	for _, spec := range []string{
+		"conflict@3",
+		"conflict@3:n=5,crash@17",
+		"crash@12.5s:down=500ms",
+		"stale@10s:for=40s:lag=3s:kind=pods",
+		"stale@1m5s:events=3",
+		"drop@2s:for=10s:kind=upgrades",
+		"lease-lost@20s:for=25s",
+		"slow:dep=api:ready=40s:exit=10s,bad-image,crashloop:dep=api",
+		"never-ready",
+		"node-lost@30s",
+		"scale@5s:dep=api:replicas=6",
+		"edit@1s:field=restart",
+		"respec@40s:dep=worker",
+		"delete@20s:recreate=5s",
+		"kcm-lag@0s:for=20s:lag=2s",
+		"ambiguous@1:n=2,unavailable@2,timeout@9:n=6",
+	} {
+		fs, err := ParseFaults(spec)
+		require.NoError(t, err, spec)
+		assert.Equal(t, spec, FormatFaults(fs), "format(parse(%q))", spec)
+	}
+}
+
+func TestParseFillsDefaults(t *testing.T) {
+	fs, err := ParseFaults("conflict@3,stale@10s")
+	require.NoError(t, err)
+	assert.Equal(t, 1, fs[0].Int("n"))
+	assert.Equal(t, 3, fs[0].Call)
+	assert.Equal(t, 10*time.Second, fs[1].At)
+	assert.Equal(t, 30*time.Second, fs[1].Dur("for"))
+	assert.Equal(t, 5*time.Second, fs[1].Dur("lag"))
+	assert.Equal(t, "all", fs[1].Str("kind"))
+	none, err := ParseFaults("none")
+	require.NoError(t, err)
+	assert.Empty(t, none)
+}
+
+func TestParseErrorsNameTheFaultAndSayWhatIsAllowed(t *testing.T) {
+	cases := map[string]string{
+		"explode@3":            `unknown kind "explode" (known: ambiguous, bad-image,`,
+		"conflict":             "conflict needs @<when>: an API call number from 1, e.g. conflict@3",
+		"conflict@3s":          "an API call number from 1",
+		"conflict@0":           "an API call number from 1",
+		"node-lost@4":          "a virtual time since the upgrades were created, e.g. node-lost@12.5s",
+		"bad-image@3":          "bad-image applies before the run and takes no @",
+		"conflict@3:x=1":       `unknown parameter "x=1" (conflict takes n)`,
+		"conflict@3:n=0":       `parameter n="0": out of range`,
+		"stale@1s:kind=nodes":  "want one of all, upgrades, deployments, replicasets, pods",
+		"scale@1s:dep=db":      "want one of worker, api",
+		"crash@3:down=forever": `parameter down="forever"`,
+		"edit@1s:field=spec":   "want one of labels, annotations, replicas, restart",
+	}
+	for spec, want := range cases {
+		_, err := ParseFaults(spec)
+		require.Error(t, err, spec)
+		assert.Contains(t, err.Error(), want, spec)
+		assert.Contains(t, err.Error(), "fault \"", spec)
+	}
+}
+
+func TestCatalogIsDocumented(t *testing.T) {
+	seen := map[Kind]bool{}
+	for _, s := range Catalog {
+		assert.False(t, seen[s.Kind], "duplicate %s", s.Kind)
+		seen[s.Kind] = true
+		assert.NotEmpty(t, s.Doc, s.Kind)
+		assert.NotEmpty(t, s.RealWorld, s.Kind)
+	}
+	for _, w := range weights {
+		assert.True(t, seen[w.kind], "weight for unknown %s", w.kind)
+	}
+	assert.Len(t, weights, len(Catalog), "every fault is drawn by Generate")
+}
+
+func TestGenerateIsDeterministicAndCoversTheCatalog(t *testing.T) {
+	names := ScenarioNames()
+	kinds := map[Kind]int{}
+	scenarios := map[string]int{}
+	for seed := int64(1); seed <= 2000; seed++ {
+		a, b := Generate(seed, names), Generate(seed, names)
+		require.Equal(t, a.String(), b.String(), "seed %d", seed)
+		parsed, err := ParseFaults(a.Spec())
+		require.NoError(t, err, "seed %d: %s", seed, a.Spec())
+		require.Equal(t, a.Spec(), FormatFaults(parsed), "seed %d spec round trip", seed)
+		scenarios[a.Scenario]++
+		for _, f := range a.Faults {
+			kinds[f.Kind]++
+		}
+	}
+	for _, s := range Catalog {
+		assert.Positive(t, kinds[s.Kind], "%s never drawn in 2000 seeds", s.Kind)
+	}
+	for _, n := range names {
+		assert.Positive(t, scenarios[n], "scenario %s never drawn", n)
+	}
+	assert.NotEqual(t, Generate(1, names).String(), Generate(2, names).String())
+}
+
+func TestScheduleCommand(t *testing.T) {
+	fs, err := ParseFaults("conflict@3,crash@17")
+	require.NoError(t, err)
+	s := Schedule{Seed: 123, Scenario: "demo", Faults: fs}
+	assert.Equal(t, `make simulate ARGS="--seed 123 --scenario demo --faults conflict@3,crash@17"`, s.Command())
+	assert.Equal(t, `make simulate ARGS="--seed 9 --faults none"`, Schedule{Seed: 9, Scenario: "manifests"}.Command())
+}
+
+func TestPrepareAppliesSetupFaultsToCopies(t *testing.T) {
+	objs, err := demo()
+	require.NoError(t, err)
+	fs, err := ParseFaults("bad-image:dep=api,slow:dep=worker:ready=40s:exit=20s")
+	require.NoError(t, err)
+	got := Prepare(objs, fs)
+	u := upgradesOf(got)[0]
+	assert.Equal(t, "registry.example.com/job-api:does-not-exist", u.Spec.API.Image)
+	assert.Equal(t, "registry.example.com/job-worker:v2.0.0", u.Spec.Worker.Image)
+	w := referenced(got, "worker")[0]
+	assert.Equal(t, "40s", w.Spec.Template.Annotations["pod-ready.stage.kwok.x-k8s.io/jitter-delay"])
+	assert.Equal(t, "10s", w.Spec.Template.Annotations["pod-delete.stage.kwok.x-k8s.io/delay"])
+	assert.Equal(t, "registry.example.com/job-api:v2.0.0", upgradesOf(objs)[0].Spec.API.Image, "the input is not modified")
+	assert.Equal(t, Expectation{State: ExpectFailed, Reason: "APIRolloutFailed", Why: "API image registry.example.com/job-api:does-not-exist cannot roll out"},
+		newTargetSpec(u).expect())
+}
+
+// TestDocsListEveryFault keeps docs/faults.md in step with the catalog.
+func TestDocsListEveryFault(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/faults.md")
+	require.NoError(t, err)
+	for _, s := range Catalog {
+		assert.Contains(t, string(doc), "| `"+string(s.Kind)+"` |", "docs/faults.md has no row for %s", s.Kind)
+		assert.Contains(t, string(doc), s.Doc, "docs/faults.md describes %s differently: regenerate its row", s.Kind)
+		for _, p := range s.Params {
+			assert.Contains(t, string(doc), fmt.Sprintf("`%s` (%s): %s", p.Name, p.Default, p.Doc), "%s parameter %s", s.Kind, p.Name)
+		}
+	}
+}
