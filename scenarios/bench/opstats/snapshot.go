@@ -27,6 +27,8 @@ type Snapshot struct {
 	SyncSeconds float64 `json:"syncSeconds"`
 	// Requests are API requests made so far, by RequestKey.
 	Requests map[string]int64 `json:"requests"`
+	// NamespaceRequests are the requests other than watches by namespace.
+	NamespaceRequests map[string]int64 `json:"namespaceRequests"`
 	// Reconciles are controller_runtime_reconcile_total of Controller by result.
 	Reconciles map[string]int64 `json:"reconciles"`
 	// Handoff is the operator's own
@@ -78,7 +80,7 @@ func (s *Source) MarkSynced() { s.synced.Store(int64(max(time.Since(s.start), 1)
 
 // Snapshot collects a Snapshot, forcing a GC first so HeapAlloc is the live heap.
 func (s *Source) Snapshot() (Snapshot, error) {
-	snap := Snapshot{Requests: s.Counter.Counts(), Reconciles: map[string]int64{}, Goroutines: runtime.NumGoroutine()}
+	snap := Snapshot{Requests: s.Counter.Counts(), NamespaceRequests: s.Counter.NamespaceCounts(), Reconciles: map[string]int64{}, Goroutines: runtime.NumGoroutine()}
 	if d := s.synced.Load(); d > 0 {
 		snap.Synced, snap.SyncSeconds = true, time.Duration(d).Seconds()
 	}
@@ -203,6 +205,12 @@ func (s Snapshot) Sub(before Snapshot) Snapshot {
 	for k, v := range s.Requests {
 		if d := v - before.Requests[k]; d != 0 {
 			out.Requests[k] = d
+		}
+	}
+	out.NamespaceRequests = map[string]int64{}
+	for k, v := range s.NamespaceRequests {
+		if d := v - before.NamespaceRequests[k]; d != 0 {
+			out.NamespaceRequests[k] = d
 		}
 	}
 	out.Reconciles = map[string]int64{}

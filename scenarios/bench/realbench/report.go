@@ -98,8 +98,8 @@ func (r *Result) CheckTargets() {
 			dr := relChange(a.Reconciles, b.Reconciles)
 			dq := relChange(a.Requests, b.Requests)
 			met = met && math.Abs(dr) <= TargetScaleDiffPct && math.Abs(dq) <= TargetScaleDiffPct
-			parts = append(parts, fmt.Sprintf("%s: reconciles %.1f→%.1f (%+.0f %%), requests %.1f→%.1f (%+.0f %%)",
-				scope, a.Reconciles, b.Reconciles, dr, a.Requests, b.Requests, dq))
+			parts = append(parts, fmt.Sprintf("%s: reconciles %.1f→%.1f (%+.0f %%), requests %.1f→%.1f (%+.0f %%, standard errors %.1f and %.1f)",
+				scope, a.Reconciles, b.Reconciles, dr, a.Requests, b.Requests, dq, se(a.PerUpgradeRequests), se(b.PerUpgradeRequests)))
 		}
 		if any {
 			r.Targets = append(r.Targets, TargetCheck{
@@ -187,10 +187,10 @@ func (r *Result) WriteTable(out io.Writer) {
 			r.Config.ScaleUpgrades, fixedName(s.Timing), r.Config.ChurnRate)
 		fmt.Fprintln(out, "     reconciles and requests (watches excluded) per upgrade: upgrades created → 1 s after the last Completed; heap: live after GC at the end; startup: requests until quiet")
 		tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "unrelated\tscope\tcached\treconciles\trequests\twatches\tchurn\tstartup req\tsync\theap\tRSS\tpeak RSS\thandoff p50")
+		fmt.Fprintln(tw, "unrelated\tscope\tcached\treconciles\trequests (sd)\twatches\tchurn\tstartup req\tsync\theap\tRSS\tpeak RSS\thandoff p50")
 		for _, row := range s.Rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.1f\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", thousands(row.Fillers), scopeName(row), thousands(row.WatchedFillers),
-				row.Reconciles, row.Requests, row.Watches, row.ChurnUpdates, row.StartupRequests, sec(row.SyncSeconds),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.1f (%.1f)\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", thousands(row.Fillers), scopeName(row), thousands(row.WatchedFillers),
+				row.Reconciles, row.Requests, row.PerUpgradeRequests.SD, row.Watches, row.ChurnUpdates, row.StartupRequests, sec(row.SyncSeconds),
 				mb(int64(row.HeapBytes)), mb(row.RSS), mb(row.PeakRSS), dur(row.Handoff.P50))
 		}
 		tw.Flush()
@@ -205,6 +205,14 @@ func (r *Result) WriteTable(out io.Writer) {
 			fmt.Fprintf(out, "  [%s] %s — %s\n", v, t.Target, t.Measured)
 		}
 	}
+}
+
+// se is the standard error of s's mean.
+func se(s Stats) float64 {
+	if s.N == 0 {
+		return math.NaN()
+	}
+	return s.SD / math.Sqrt(float64(s.N))
 }
 
 func handoffMean(l *LatencyResult, driver string) float64 {

@@ -247,11 +247,14 @@ type ScaleRow struct {
 	Reconciles float64 `json:"reconciles"`
 	// Requests per upgrade the operator made over the same window, watches
 	// excluded, and the watches (re)opened then (not divided).
-	Requests        float64          `json:"requests"`
-	Watches         int64            `json:"watches"`
-	RequestsByKey   map[string]int64 `json:"requestsByKey"`
-	StartupRequests int64            `json:"startupRequests"`
-	StartupByKey    map[string]int64 `json:"startupByKey"`
+	Requests float64 `json:"requests"`
+	// PerUpgradeRequests are each upgrade's own requests (those in its
+	// namespace): their spread says how much of a difference between rows is noise.
+	PerUpgradeRequests Stats            `json:"perUpgradeRequests"`
+	Watches            int64            `json:"watches"`
+	RequestsByKey      map[string]int64 `json:"requestsByKey"`
+	StartupRequests    int64            `json:"startupRequests"`
+	StartupByKey       map[string]int64 `json:"startupByKey"`
 	// StartupRequests are those made before the upgrade, once quiet (no
 	// request or reconcile for 1 s). SyncSeconds is process start → the
 	// manager's cache reported synced.

@@ -186,6 +186,11 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 	k := float64(len(runs))
 	row.Reconciles = float64(d.ReconcileTotal()) / k
 	row.Requests = float64(opstats.Total(d.Requests, opstats.IsWatch)) / k
+	var per []float64
+	for _, r := range runs {
+		per = append(per, float64(d.NamespaceRequests[r.ns]))
+	}
+	row.PerUpgradeRequests = Summarize(per)
 	row.Watches = opstats.Total(d.Requests, nil) - opstats.Total(d.Requests, opstats.IsWatch)
 	row.RequestsByKey = d.Requests
 	row.StartupRequests, row.StartupByKey = opstats.Total(s0.Requests, nil), s0.Requests
