@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -54,7 +55,8 @@ func run() error {
 	if cfg.Sizes, err = parseInts(*sizes); err != nil {
 		return err
 	}
-	cfg.Scopes = split(*scopes)
+	cfg.Sizes = slices.Compact(slices.Sorted(slices.Values(cfg.Sizes)))
+	cfg.Scopes = dedupe(split(*scopes)) // a repeated scope would reuse namespaces still being deleted
 	cfg.Phases = split(*phases)
 
 	ctrllog.SetLogger(logr.Discard()) // the driver's clients log nothing
@@ -105,6 +107,16 @@ func split(s string) []string {
 	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func dedupe(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
 		}
 	}
 	return out
