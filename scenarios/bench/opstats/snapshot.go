@@ -46,6 +46,9 @@ type Snapshot struct {
 	// RSS and PeakRSS are VmRSS and VmHWM of /proc/self/status in bytes (0 off Linux).
 	RSS     int64 `json:"rss"`
 	PeakRSS int64 `json:"peakRSS"`
+	// CPUSeconds is the process's user+system CPU time so far (before the
+	// snapshot's own GC).
+	CPUSeconds float64 `json:"cpuSeconds"`
 	// Goroutines is runtime.NumGoroutine().
 	Goroutines int `json:"goroutines"`
 }
@@ -118,6 +121,7 @@ func (s *Source) Snapshot() (Snapshot, error) {
 			}
 		}
 	}
+	snap.CPUSeconds = cpuSeconds()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -197,8 +201,8 @@ func Fetch(ctx context.Context, addr string) (Snapshot, error) {
 	return snap, nil
 }
 
-// Sub returns the requests and reconciles made between before and s (the
-// memory figures are s's own).
+// Sub returns the requests, reconciles, CPU time and histogram samples
+// between before and s (the memory figures are s's own).
 func (s Snapshot) Sub(before Snapshot) Snapshot {
 	out := s
 	out.Requests = map[string]int64{}
@@ -219,6 +223,7 @@ func (s Snapshot) Sub(before Snapshot) Snapshot {
 			out.Reconciles[k] = d
 		}
 	}
+	out.CPUSeconds -= before.CPUSeconds
 	out.Handoff = s.Handoff.Sub(before.Handoff)
 	out.ReconcileTime = s.ReconcileTime.Sub(before.ReconcileTime)
 	out.QueueWait = s.QueueWait.Sub(before.QueueWait)

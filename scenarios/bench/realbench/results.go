@@ -259,6 +259,10 @@ type ScaleRow struct {
 	// request or reconcile for 1 s). SyncSeconds is process start → the
 	// manager's cache reported synced.
 	SyncSeconds float64 `json:"syncSeconds"`
+	// CPUSeconds is the operator's CPU time over the upgrades' window
+	// (unrelated events included), StartupCPUSeconds until quiet.
+	CPUSeconds        float64 `json:"cpuSeconds"`
+	StartupCPUSeconds float64 `json:"startupCPUSeconds"`
 	// HeapBytes is the live heap after a forced GC at the end; RSS and
 	// PeakRSS are VmRSS and VmHWM then.
 	HeapBytes uint64 `json:"heapBytes"`

@@ -195,6 +195,7 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 	row.RequestsByKey = d.Requests
 	row.StartupRequests, row.StartupByKey = opstats.Total(s0.Requests, nil), s0.Requests
 	row.SyncSeconds = synced.SyncSeconds
+	row.CPUSeconds, row.StartupCPUSeconds = d.CPUSeconds, s0.CPUSeconds
 	row.HeapBytes, row.RSS, row.PeakRSS = s1.HeapAlloc, s1.RSS, s1.PeakRSS
 	row.Handoff, row.Total = Summarize(handoffs), Summarize(totals)
 	if err := op.stop(); err != nil {
