@@ -181,8 +181,8 @@ func (r *Result) WriteTable(out io.Writer) {
 			fmt.Fprintf(out, "     the poller's checks said \"worker done\" %s (p50) before the last old worker pod was gone\n", sec(-g.PollerSawWorkerDone.P50))
 		}
 		if o := l.Operator; o.Reconciles > 0 {
-			fmt.Fprintf(out, "     operator over the %.0f s of upgrades: %d reconciles, %s mean (p99 ≤ %s), worker busy %.0f %%, mean wait in the workqueue %s\n",
-				o.Seconds, o.Reconciles, ms(o.ReconcileMean), ms(o.ReconcileP99), 100*o.Busy, ms(o.QueueWaitMean))
+			fmt.Fprintf(out, "     operator over the %.0f s of upgrades: %d reconciles (%d returned an error and were retried), %s mean (p99 ≤ %s), worker busy %.0f %%, mean wait in the workqueue %s\n",
+				o.Seconds, o.Reconciles, o.ReconcileErrors, ms(o.ReconcileMean), ms(o.ReconcileP99), 100*o.Busy, ms(o.QueueWaitMean))
 			if o.HandoffMetricCount > 0 {
 				fmt.Fprintf(out, "     its own upgrade_operator_applicationupgrade_handoff_seconds: %d samples, mean %s (measured from status.phaseStartTime, a whole-second timestamp)\n",
 					o.HandoffMetricCount, ms(o.HandoffMetricMean))

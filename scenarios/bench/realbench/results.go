@@ -94,6 +94,9 @@ type OperatorStats struct {
 	// Seconds is the length of the window (first upgrade started → last ended).
 	Seconds    float64 `json:"seconds"`
 	Reconciles int64   `json:"reconciles"`
+	// ReconcileErrors returned an error (a Conflict on a stale read among
+	// them) and were retried with the workqueue's backoff.
+	ReconcileErrors int64 `json:"reconcileErrors"`
 	// ReconcileMean and ReconcileP99 (bucket upper bound) are
 	// controller_runtime_reconcile_time_seconds; Busy is its sum over
 	// Seconds: the share of the time the (single) reconcile worker was busy.
@@ -245,6 +248,8 @@ type ScaleRow struct {
 	// Reconciles per upgrade: the operator's reconciles from the upgrades'
 	// creation to 1 s after the last Completed, divided by Upgrades.
 	Reconciles float64 `json:"reconciles"`
+	// ReconcileErrors over the row (not divided).
+	ReconcileErrors int64 `json:"reconcileErrors"`
 	// Requests per upgrade the operator made over the same window, watches
 	// excluded, and the watches (re)opened then (not divided).
 	Requests float64 `json:"requests"`

@@ -185,6 +185,7 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 	d := s1.Sub(s0)
 	k := float64(len(runs))
 	row.Reconciles = float64(d.ReconcileTotal()) / k
+	row.ReconcileErrors = d.Reconciles["error"]
 	row.Requests = float64(opstats.Total(d.Requests, opstats.IsWatch)) / k
 	var per []float64
 	for _, r := range runs {
