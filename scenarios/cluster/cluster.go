@@ -107,6 +107,26 @@ type SimOnly interface {
 	StallLeader(ctx context.Context, d time.Duration) error
 }
 
+// instrument returns the hooks both backends give the operator's wiring for
+// process replica: customize applies the policy under test to the
+// reconciler and routes its calls through the recording (and faulting)
+// client; wrap applies the policy's wrapper and numbers the reconciles.
+func instrument(p Policy, rec *history.Recorder, faults *Faults, replica int) (customize func(*controller.ApplicationUpgradeReconciler), wrap func(reconcile.Reconciler) reconcile.Reconciler) {
+	customize = func(r *controller.ApplicationUpgradeReconciler) {
+		if p.Customize != nil {
+			p.Customize(r)
+		}
+		r.Client = rec.WrapClient(r.Client, replica, faults)
+	}
+	wrap = func(inner reconcile.Reconciler) reconcile.Reconciler {
+		if p.Wrap != nil {
+			inner = p.Wrap(inner)
+		}
+		return rec.WrapReconciler(inner, replica)
+	}
+	return customize, wrap
+}
+
 // namespaceFor derives a DNS-1123 namespace name from the scenario name and seed.
 func namespaceFor(scenario string, seed int64) string {
 	var b strings.Builder

@@ -44,7 +44,8 @@ func (s *Sim) AddStandbyReplica(context.Context) error {
 		return fmt.Errorf("a standby replica is already running")
 	}
 	now := s.env.Sim.Now()
-	standby := s.env.AddOperator(fmt.Sprintf("%s-1", simrun.OperatorName), s.customize(1), s.wrap(1))
+	customize, wrap := s.hooks(1)
+	standby := s.env.AddOperator(fmt.Sprintf("%s-1", simrun.OperatorName), customize, wrap)
 	standby.Crash()
 	s.ops = append(s.ops, standby)
 	l := &leaderModel{s: s, holder: 0, renewed: now, replicas: []*candidate{

@@ -127,19 +127,12 @@ func NewReal(ctx context.Context, suite *RealSuite, opts Options) (*Real, error)
 // startOperator runs a new manager (a new operator process, cold cache)
 // and returns once its caches are synced.
 func (r *Real) startOperator(ctx context.Context) error {
-	policy := r.opts.Policy
+	customize, wrap := instrument(r.opts.Policy, r.rec, r.faults, 0)
 	mgr, err := manager.New(ctx, r.suite.RESTConfig, manager.Options{
 		WatchNamespaces: []string{r.ns}, MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true,
 		Reconciler: func(rc *controller.ApplicationUpgradeReconciler) reconcile.Reconciler {
-			if policy.Customize != nil {
-				policy.Customize(rc)
-			}
-			rc.Client = r.rec.WrapClient(rc.Client, 0, r.faults)
-			var inner reconcile.Reconciler = rc
-			if policy.Wrap != nil {
-				inner = policy.Wrap(inner)
-			}
-			return r.rec.WrapReconciler(inner, 0)
+			customize(rc)
+			return wrap(rc)
 		},
 	})
 	if err != nil {

@@ -43,11 +43,12 @@ var (
 func NewSim(ctx context.Context, opts Options) (*Sim, error) {
 	s := &Sim{opts: opts, faults: newFaults(), ns: namespaceFor(opts.Scenario, opts.Seed), rng: rngFor(opts.Seed)}
 	s.rec = history.NewRecorder(simulator.DefaultStart, func() time.Time { return s.env.Sim.Now() })
+	customize, wrap := s.hooks(0)
 	env, err := simrun.NewEnv(ctx, simrun.Config{
 		Seed:       opts.Seed,
 		Observe:    func(ev simulator.WatchEvent) { s.rec.Observe(ev.Type, ev.Object, ev.Time) },
-		Reconciler: s.customize(0),
-		Wrap:       s.wrap(0),
+		Reconciler: customize,
+		Wrap:       wrap,
 	})
 	if err != nil {
 		return nil, err
@@ -57,23 +58,9 @@ func NewSim(ctx context.Context, opts Options) (*Sim, error) {
 	return s, nil
 }
 
-// customize applies the policy under test, then records the replica's calls.
-func (s *Sim) customize(replica int) func(*controller.ApplicationUpgradeReconciler) {
-	return func(r *controller.ApplicationUpgradeReconciler) {
-		if s.opts.Policy.Customize != nil {
-			s.opts.Policy.Customize(r)
-		}
-		r.Client = s.rec.WrapClient(r.Client, replica, s.faults)
-	}
-}
-
-func (s *Sim) wrap(replica int) func(reconcile.Reconciler) reconcile.Reconciler {
-	return func(inner reconcile.Reconciler) reconcile.Reconciler {
-		if s.opts.Policy.Wrap != nil {
-			inner = s.opts.Policy.Wrap(inner)
-		}
-		return s.rec.WrapReconciler(inner, replica)
-	}
+// hooks instruments operator process replica (see instrument).
+func (s *Sim) hooks(replica int) (func(*controller.ApplicationUpgradeReconciler), func(reconcile.Reconciler) reconcile.Reconciler) {
+	return instrument(s.opts.Policy, s.rec, s.faults, replica)
 }
 
 // Backend implements Cluster.

@@ -12,7 +12,7 @@ import (
 var (
 	seed   = flag.Int64("seed", 1, "suite seed: every scenario's seed derives from it and the scenario's name")
 	format = flag.String("godog.format", "pretty", "godog formatter: pretty, progress, cucumber, junit...")
-	tags   = flag.String("godog.tags", "", "godog tag expression selecting scenarios, e.g. @C01 or '@real && ~@C14'")
+	tags   = flag.String("godog.tags", "", "godog tag filter selecting scenarios: ',' is or, '&&' is and, '~' is not, e.g. '@C01,@C02' or '@real && ~@C14'")
 )
 
 // TestFeatures runs every scenario of features/ on the simulator, each as
@@ -23,6 +23,9 @@ func TestFeatures(t *testing.T) {
 		Replay: fmt.Sprintf("go test ./scenarios/steps -run %%s -seed %d -v", *seed),
 	})
 	logCounts(t, cluster.BackendSim, outcomes)
+	if len(outcomes) == 0 {
+		t.Fatalf("no scenario matched the tags %q", *tags)
+	}
 	if status != 0 {
 		t.Fatalf("features failed on the simulator (suite seed %d; artifacts under %s)", *seed, ArtifactsDir())
 	}

@@ -50,10 +50,7 @@ func RunMutants(base Config, ms []mutants.Mutant, stopEarly bool) []MutantResult
 	for _, m := range ms {
 		cfg := base
 		cfg.Policy, cfg.T, cfg.ExpectFailures, cfg.StopOnFailure = m.Policy, nil, true, stopEarly && !m.Equivalent
-		cfg.Tags = MutantTags
-		if base.Tags != "" {
-			cfg.Tags += " && " + base.Tags
-		}
+		cfg.Tags = AndTags(MutantTags, base.Tags)
 		if cfg.Output == nil {
 			cfg.Output = io.Discard
 		}

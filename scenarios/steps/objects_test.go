@@ -46,6 +46,11 @@ func TestUpgradeClauses(t *testing.T) {
 	assert.Error(t, u.applyClauses(`a better image`))
 }
 
+func TestAndTags(t *testing.T) {
+	assert.Equal(t, "@real", AndTags("@real", ""))
+	assert.Equal(t, "@real && @C13,@real && ~@C08", AndTags("@real", "@C13, ~@C08"))
+}
+
 func TestScenarioSeedAndRunPattern(t *testing.T) {
 	assert.Equal(t, ScenarioSeed(1, "C01 x"), ScenarioSeed(1, "C01 x"))
 	assert.NotEqual(t, ScenarioSeed(1, "C01 x"), ScenarioSeed(2, "C01 x"))

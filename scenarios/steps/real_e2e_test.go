@@ -72,12 +72,7 @@ func realBackend(t *testing.T) RealBackend {
 	return RealBackend{Suite: realSuite}
 }
 
-func realTags(extra string) string {
-	if extra == "" {
-		return "@real"
-	}
-	return "@real && " + extra
-}
+func realTags(extra string) string { return AndTags("@real", extra) }
 
 // TestFeaturesReal runs every @real scenario on the local control plane
 // (make test-features-real), and keeps each scenario's event log for
@@ -88,6 +83,9 @@ func TestFeaturesReal(t *testing.T) {
 		Replay: fmt.Sprintf("go test -tags e2e ./scenarios/steps -run %%s -seed %d -v", *seed),
 	})
 	logCounts(t, cluster.BackendReal, outcomes)
+	if len(outcomes) == 0 {
+		t.Fatalf("no @real scenario matched the tags %q", *tags)
+	}
 	if err := SaveTraces(TracesDir(cluster.BackendReal), outcomes); err != nil {
 		t.Errorf("save traces for make fidelity: %v", err)
 	}

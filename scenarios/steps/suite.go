@@ -149,6 +149,20 @@ func Run(cfg Config) (int, []Outcome) {
 	return status, outcomes
 }
 
+// AndTags narrows a godog tag filter (terms joined by "," are or'ed, by
+// "&&" and'ed, "~" negates; no parentheses) to the scenarios that also
+// match and: and is and'ed into every or'ed term.
+func AndTags(and, filter string) string {
+	if filter == "" {
+		return and
+	}
+	terms := strings.Split(filter, ",")
+	for i, t := range terms {
+		terms[i] = and + " && " + strings.TrimSpace(t)
+	}
+	return strings.Join(terms, ",")
+}
+
 // FeaturePaths lists the ApplicationUpgrade feature files of FeaturesDir:
 // every *.feature except platform_*.feature, whose steps live in
 // scenarios/platformsteps.

@@ -19,12 +19,13 @@ import (
 // the manager's cache (lists and watches), its client (writes) and its
 // event broadcaster. Safe for concurrent use.
 type Counter struct {
-	mu sync.Mutex
-	n  map[string]int64
+	mu   sync.Mutex
+	n    map[string]int64
+	byNS map[string]int64 // requests other than watches, by namespace
 }
 
 // NewCounter returns an empty Counter.
-func NewCounter() *Counter { return &Counter{n: map[string]int64{}} }
+func NewCounter() *Counter { return &Counter{n: map[string]int64{}, byNS: map[string]int64{}} }
 
 // Wrap returns rt counting each request it carries.
 func (c *Counter) Wrap(rt http.RoundTripper) http.RoundTripper {
@@ -37,14 +38,45 @@ type roundTripper struct {
 }
 
 func (r roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	r.c.add(RequestKey(req.Method, req.URL))
+	key := RequestKey(req.Method, req.URL)
+	ns := ""
+	if !IsWatch(key) {
+		ns = RequestNamespace(req.URL)
+	}
+	r.c.add(key, ns)
 	return r.next.RoundTrip(req)
 }
 
-func (c *Counter) add(key string) {
+func (c *Counter) add(key, ns string) {
 	c.mu.Lock()
 	c.n[key]++
+	if ns != "" {
+		c.byNS[ns]++
+	}
 	c.mu.Unlock()
+}
+
+// NamespaceCounts returns a copy of the requests other than watches, by
+// the namespace in their path (cluster-scoped ones are not counted).
+func (c *Counter) NamespaceCounts() map[string]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int64, len(c.byNS))
+	for k, v := range c.byNS {
+		out[k] = v
+	}
+	return out
+}
+
+// RequestNamespace is the namespace of a namespaced API request's path, or "".
+func RequestNamespace(u *url.URL) string {
+	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
+	for i := 0; i+2 < len(segs); i++ {
+		if segs[i] == "namespaces" && (i == 2 && segs[0] == "api" || i == 3 && segs[0] == "apis") {
+			return segs[i+1]
+		}
+	}
+	return ""
 }
 
 // Counts returns a copy of the counts, keyed "verb resource[/subresource]".

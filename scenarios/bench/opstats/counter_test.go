@@ -32,6 +32,16 @@ func TestRequestKey(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, c.want, RequestKey(c.method, u), "%s %s", c.method, c.url)
 	}
+	for path, want := range map[string]string{
+		"/api/v1/namespaces/ns/pods":                            "ns",
+		"/apis/apps/v1/namespaces/a/deployments/web":            "a",
+		"/api/v1/namespaces/ns":                                 "",
+		"/api/v1/pods":                                          "",
+		"/apis/events.k8s.io/v1/namespaces/x/events":            "x",
+		"/apis/apps/v1/namespaces/namespaces/deployments/named": "namespaces",
+	} {
+		assert.Equal(t, want, RequestNamespace(&url.URL{Path: path}), path)
+	}
 }
 
 func TestCounterWrapsTransport(t *testing.T) {
@@ -62,13 +72,14 @@ func TestSnapshotReconcilesAndSub(t *testing.T) {
 	assert.Equal(t, int64(3), before.ReconcileTotal())
 	assert.False(t, before.Synced)
 	total.WithLabelValues("applicationupgrade", "error").Add(1)
-	c.add("patch deployments")
+	c.add("patch deployments", "ns")
 	s.MarkSynced()
 	after, err := s.Snapshot()
 	require.NoError(t, err)
 	d := after.Sub(before)
 	assert.Equal(t, map[string]int64{"error": 1}, d.Reconciles)
 	assert.Equal(t, map[string]int64{"patch deployments": 1}, d.Requests)
+	assert.Equal(t, map[string]int64{"ns": 1}, d.NamespaceRequests)
 	assert.True(t, after.Synced)
 	h := Hist{Count: 4, Sum: 1, Bounds: []float64{0.01, 0.1, 1}, Cum: []uint64{1, 3, 4}}
 	assert.Equal(t, 0.1, h.Quantile(0.5))

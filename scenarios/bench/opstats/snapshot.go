@@ -27,6 +27,8 @@ type Snapshot struct {
 	SyncSeconds float64 `json:"syncSeconds"`
 	// Requests are API requests made so far, by RequestKey.
 	Requests map[string]int64 `json:"requests"`
+	// NamespaceRequests are the requests other than watches by namespace.
+	NamespaceRequests map[string]int64 `json:"namespaceRequests"`
 	// Reconciles are controller_runtime_reconcile_total of Controller by result.
 	Reconciles map[string]int64 `json:"reconciles"`
 	// Handoff is the operator's own
@@ -44,6 +46,9 @@ type Snapshot struct {
 	// RSS and PeakRSS are VmRSS and VmHWM of /proc/self/status in bytes (0 off Linux).
 	RSS     int64 `json:"rss"`
 	PeakRSS int64 `json:"peakRSS"`
+	// CPUSeconds is the process's user+system CPU time so far (before the
+	// snapshot's own GC).
+	CPUSeconds float64 `json:"cpuSeconds"`
 	// Goroutines is runtime.NumGoroutine().
 	Goroutines int `json:"goroutines"`
 }
@@ -78,7 +83,7 @@ func (s *Source) MarkSynced() { s.synced.Store(int64(max(time.Since(s.start), 1)
 
 // Snapshot collects a Snapshot, forcing a GC first so HeapAlloc is the live heap.
 func (s *Source) Snapshot() (Snapshot, error) {
-	snap := Snapshot{Requests: s.Counter.Counts(), Reconciles: map[string]int64{}, Goroutines: runtime.NumGoroutine()}
+	snap := Snapshot{Requests: s.Counter.Counts(), NamespaceRequests: s.Counter.NamespaceCounts(), Reconciles: map[string]int64{}, Goroutines: runtime.NumGoroutine()}
 	if d := s.synced.Load(); d > 0 {
 		snap.Synced, snap.SyncSeconds = true, time.Duration(d).Seconds()
 	}
@@ -116,6 +121,7 @@ func (s *Source) Snapshot() (Snapshot, error) {
 			}
 		}
 	}
+	snap.CPUSeconds = cpuSeconds()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -195,8 +201,8 @@ func Fetch(ctx context.Context, addr string) (Snapshot, error) {
 	return snap, nil
 }
 
-// Sub returns the requests and reconciles made between before and s (the
-// memory figures are s's own).
+// Sub returns the requests, reconciles, CPU time and histogram samples
+// between before and s (the memory figures are s's own).
 func (s Snapshot) Sub(before Snapshot) Snapshot {
 	out := s
 	out.Requests = map[string]int64{}
@@ -205,12 +211,19 @@ func (s Snapshot) Sub(before Snapshot) Snapshot {
 			out.Requests[k] = d
 		}
 	}
+	out.NamespaceRequests = map[string]int64{}
+	for k, v := range s.NamespaceRequests {
+		if d := v - before.NamespaceRequests[k]; d != 0 {
+			out.NamespaceRequests[k] = d
+		}
+	}
 	out.Reconciles = map[string]int64{}
 	for k, v := range s.Reconciles {
 		if d := v - before.Reconciles[k]; d != 0 {
 			out.Reconciles[k] = d
 		}
 	}
+	out.CPUSeconds -= before.CPUSeconds
 	out.Handoff = s.Handoff.Sub(before.Handoff)
 	out.ReconcileTime = s.ReconcileTime.Sub(before.ReconcileTime)
 	out.QueueWait = s.QueueWait.Sub(before.QueueWait)

@@ -97,7 +97,7 @@ func DefaultConfig() Config {
 		Sizes:       []int{0, 1000, 5000}, Scopes: []string{"all", "listed", "own"},
 		FillerNamespaces: 10, ChurnRate: 20,
 		ScaleTiming:   Timing{Create: 200 * time.Millisecond, Ready: time.Second, Delete: 2 * time.Second},
-		ScaleUpgrades: 4,
+		ScaleUpgrades: 8,
 		Phases:        []string{"latency", "scale"},
 	}
 }

@@ -164,7 +164,7 @@ func runLatency(ctx context.Context, env *env, cfg Config) (*LatencyResult, erro
 	res := summarizeLatency(results, cfg)
 	d := after.Sub(before)
 	secs := time.Since(began).Seconds()
-	res.Operator = OperatorStats{Seconds: secs, Reconciles: d.ReconcileTotal(),
+	res.Operator = OperatorStats{Seconds: secs, Reconciles: d.ReconcileTotal(), ReconcileErrors: d.Reconciles["error"],
 		ReconcileMean: d.ReconcileTime.Mean(), ReconcileP99: d.ReconcileTime.Quantile(0.99), Busy: d.ReconcileTime.Sum / secs,
 		QueueWaitMean: d.QueueWait.Mean(), HandoffMetricCount: d.Handoff.Count, HandoffMetricMean: d.Handoff.Mean()}
 	return res, nil

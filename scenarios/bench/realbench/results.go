@@ -94,6 +94,9 @@ type OperatorStats struct {
 	// Seconds is the length of the window (first upgrade started → last ended).
 	Seconds    float64 `json:"seconds"`
 	Reconciles int64   `json:"reconciles"`
+	// ReconcileErrors returned an error (a Conflict on a stale read among
+	// them) and were retried with the workqueue's backoff.
+	ReconcileErrors int64 `json:"reconcileErrors"`
 	// ReconcileMean and ReconcileP99 (bucket upper bound) are
 	// controller_runtime_reconcile_time_seconds; Busy is its sum over
 	// Seconds: the share of the time the (single) reconcile worker was busy.
@@ -245,17 +248,26 @@ type ScaleRow struct {
 	// Reconciles per upgrade: the operator's reconciles from the upgrades'
 	// creation to 1 s after the last Completed, divided by Upgrades.
 	Reconciles float64 `json:"reconciles"`
+	// ReconcileErrors over the row (not divided).
+	ReconcileErrors int64 `json:"reconcileErrors"`
 	// Requests per upgrade the operator made over the same window, watches
 	// excluded, and the watches (re)opened then (not divided).
-	Requests        float64          `json:"requests"`
-	Watches         int64            `json:"watches"`
-	RequestsByKey   map[string]int64 `json:"requestsByKey"`
-	StartupRequests int64            `json:"startupRequests"`
-	StartupByKey    map[string]int64 `json:"startupByKey"`
+	Requests float64 `json:"requests"`
+	// PerUpgradeRequests are each upgrade's own requests (those in its
+	// namespace): their spread says how much of a difference between rows is noise.
+	PerUpgradeRequests Stats            `json:"perUpgradeRequests"`
+	Watches            int64            `json:"watches"`
+	RequestsByKey      map[string]int64 `json:"requestsByKey"`
+	StartupRequests    int64            `json:"startupRequests"`
+	StartupByKey       map[string]int64 `json:"startupByKey"`
 	// StartupRequests are those made before the upgrade, once quiet (no
 	// request or reconcile for 1 s). SyncSeconds is process start → the
 	// manager's cache reported synced.
 	SyncSeconds float64 `json:"syncSeconds"`
+	// CPUSeconds is the operator's CPU time over the upgrades' window
+	// (unrelated events included), StartupCPUSeconds until quiet.
+	CPUSeconds        float64 `json:"cpuSeconds"`
+	StartupCPUSeconds float64 `json:"startupCPUSeconds"`
 	// HeapBytes is the live heap after a forced GC at the end; RSS and
 	// PeakRSS are VmRSS and VmHWM then.
 	HeapBytes uint64 `json:"heapBytes"`

@@ -185,11 +185,18 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 	d := s1.Sub(s0)
 	k := float64(len(runs))
 	row.Reconciles = float64(d.ReconcileTotal()) / k
+	row.ReconcileErrors = d.Reconciles["error"]
 	row.Requests = float64(opstats.Total(d.Requests, opstats.IsWatch)) / k
+	var per []float64
+	for _, r := range runs {
+		per = append(per, float64(d.NamespaceRequests[r.ns]))
+	}
+	row.PerUpgradeRequests = Summarize(per)
 	row.Watches = opstats.Total(d.Requests, nil) - opstats.Total(d.Requests, opstats.IsWatch)
 	row.RequestsByKey = d.Requests
 	row.StartupRequests, row.StartupByKey = opstats.Total(s0.Requests, nil), s0.Requests
 	row.SyncSeconds = synced.SyncSeconds
+	row.CPUSeconds, row.StartupCPUSeconds = d.CPUSeconds, s0.CPUSeconds
 	row.HeapBytes, row.RSS, row.PeakRSS = s1.HeapAlloc, s1.RSS, s1.PeakRSS
 	row.Handoff, row.Total = Summarize(handoffs), Summarize(totals)
 	if err := op.stop(); err != nil {

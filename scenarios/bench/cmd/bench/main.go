@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,6 +43,7 @@ func run() error {
 		sizes    = flag.String("sizes", joinInts(d.Sizes), "numbers of unrelated Deployments for the scale phase")
 		scopes   = flag.String("scopes", strings.Join(d.Scopes, ","), "watch scopes for the scale phase: all, listed, own")
 		phases   = flag.String("phases", strings.Join(d.Phases, ","), "phases to run: latency, scale (none: only the simulator table)")
+		from     = flag.String("from", "", "measure nothing: print the table of this bench.json again (targets re-judged)")
 	)
 	flag.IntVar(&cfg.Demo, "demo", d.Demo, "demo-app upgrades by the operator, and as many by the poller")
 	flag.IntVar(&cfg.Fixed, "fixed", d.Fixed, "fixed-timing upgrades by each of the operator, the poller and no ordering")
@@ -54,7 +56,8 @@ func run() error {
 	if cfg.Sizes, err = parseInts(*sizes); err != nil {
 		return err
 	}
-	cfg.Scopes = split(*scopes)
+	cfg.Sizes = slices.Compact(slices.Sorted(slices.Values(cfg.Sizes)))
+	cfg.Scopes = dedupe(split(*scopes)) // a repeated scope would reuse namespaces still being deleted
 	cfg.Phases = split(*phases)
 
 	ctrllog.SetLogger(logr.Discard()) // the driver's clients log nothing
@@ -66,6 +69,19 @@ func run() error {
 	}
 	res := &realbench.Result{Started: began.UTC(), Config: cfg}
 	var runErr error
+	if *from != "" {
+		b, err := os.ReadFile(*from)
+		if err != nil {
+			return err
+		}
+		res = &realbench.Result{}
+		if err := json.Unmarshal(b, res); err != nil {
+			return fmt.Errorf("read %s: %w", *from, err)
+		}
+		res.CheckTargets()
+		res.WriteTable(os.Stdout)
+		return nil
+	}
 	if len(cfg.Phases) > 0 {
 		res, runErr = realbench.Run(ctx, cfg, realbench.RunOptions{OperatorBin: *operator, WorkDir: *workDir, Logf: logf})
 		if res == nil {
@@ -105,6 +121,16 @@ func split(s string) []string {
 	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func dedupe(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
 		}
 	}
 	return out
