@@ -62,9 +62,12 @@ type Component struct {
 }
 
 // ApplicationUpgradeSpec declares the desired images of an application's
-// components and the order their callers and callees must follow.
+// components and the order their callers and callees must follow. The schema
+// checks names and unknown or self dependencies; cycles and the same
+// Deployment referenced twice (which need the upgrade's namespace, and a
+// pairwise comparison over the CEL cost budget) are refused by the
+// validating webhook (appupgrade.Validate).
 // +kubebuilder:validation:XValidation:rule="self.components.all(c, !has(c.dependsOn) || c.dependsOn.all(d, self.components.exists(x, x.name == d)))",message="every dependsOn entry must name a component in spec.components"
-// +kubebuilder:validation:XValidation:rule="self.components.all(a, self.components.exists_one(b, b.deploymentRef.name == a.deploymentRef.name && b.deploymentRef.?namespace.orValue(”) == a.deploymentRef.?namespace.orValue(”)))",message="two components reference the same Deployment: each Deployment may appear once"
 type ApplicationUpgradeSpec struct {
 	// Components are the graph's nodes, each naming the components it depends on.
 	// +listType=map
