@@ -252,11 +252,11 @@ func TestReconcileConfigErrors(t *testing.T) {
 		message string
 	}{
 		{"C12 missing worker deployment", []client.Object{deployment("job-api", "api", "a:v1"), upgrade("upgrade-v2")}, nil,
-			"worker: deployment job-system/job-worker not found: create it or fix spec.components[worker].deploymentRef"},
+			"worker: deployment job-system/job-worker not found: create it or fix spec.worker.deploymentRef.name"},
 		{"C11 two containers without containerName", []client.Object{twoContainers, deployment("job-api", "api", "a:v1"), toHub(noName)}, nil,
-			"worker: deployment job-system/job-worker has 2 containers (worker, sidecar): set spec.components[worker].containerName to one of them"},
+			"worker: deployment job-system/job-worker has 2 containers (worker, sidecar): set spec.worker.containerName to one of them"},
 		{"unknown container", []client.Object{twoContainers, deployment("job-api", "api", "a:v1"), toHub(unknown)}, nil,
-			`worker: deployment job-system/job-worker has no container "nope" (containers: worker, sidecar): fix spec.components[worker].containerName`},
+			`worker: deployment job-system/job-worker has no container "nope" (containers: worker, sidecar): fix spec.worker.containerName`},
 		{"namespace outside --watch-namespaces", []client.Object{deployment("job-worker", "worker", "w:v1"), deployment("job-api", "api", "a:v1"), upgrade("upgrade-v2")},
 			[]string{"other"}, `namespace "job-system", which this operator does not watch (--watch-namespaces=other)`},
 	}

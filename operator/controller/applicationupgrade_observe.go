@@ -42,17 +42,17 @@ func (r *ApplicationUpgradeReconciler) observeGraph(ctx context.Context, u *v1be
 // rollout assessment. A returned error is transient (for backoff); terminal
 // configuration problems land in Component.ConfigError.
 func (r *ApplicationUpgradeReconciler) observe(ctx context.Context, u *v1beta1.ApplicationUpgrade, spec v1beta1.Component) (appupgrade.Component, error) {
-	field := "spec.components[" + spec.Name + "]"
+	field := fieldPath(u, spec)
 	o := appupgrade.Component{Spec: spec, Key: types.NamespacedName{Namespace: spec.DeploymentNamespace(u.Namespace), Name: spec.DeploymentRef.Name}}
 	if !r.watched(o.Key.Namespace) {
-		o.ConfigError = fmt.Errorf("deployment %s is in namespace %q, which this operator does not watch (--watch-namespaces=%s): add the namespace to the flag or fix %s.deploymentRef.namespace",
+		o.ConfigError = fmt.Errorf("deployment %s is in namespace %q, which this operator does not watch (--watch-namespaces=%s): add the namespace to the flag or fix %s.deploymentRef",
 			o.Key, o.Key.Namespace, strings.Join(r.WatchNamespaces, ","), field)
 		return o, nil
 	}
 	var d appsv1.Deployment
 	if err := r.Client.Get(ctx, o.Key, &d); err != nil {
 		if apierrors.IsNotFound(err) {
-			o.ConfigError = fmt.Errorf("deployment %s not found: create it or fix %s.deploymentRef", o.Key, field)
+			o.ConfigError = fmt.Errorf("deployment %s not found: create it or fix %s.deploymentRef.name", o.Key, field)
 			return o, nil
 		}
 		return o, fmt.Errorf("get deployment %s of component %s: %w", o.Key, spec.Name, err)
@@ -71,6 +71,16 @@ func (r *ApplicationUpgradeReconciler) observe(ctx context.Context, u *v1beta1.A
 	}
 	o.Rollout = verdict
 	return o, nil
+}
+
+// fieldPath is the spec path of component c in messages: "spec.worker" /
+// "spec.api" for a v1alpha1-shaped upgrade (what its v1alpha1 users
+// edit), "spec.components[name]" otherwise.
+func fieldPath(u *v1beta1.ApplicationUpgrade, c v1beta1.Component) string {
+	if legacyShape(u) {
+		return "spec." + c.Name
+	}
+	return "spec.components[" + c.Name + "]"
 }
 
 // resolveContainer picks the named container, or the only one when name is
