@@ -97,13 +97,22 @@ func TestDecideCases(t *testing.T) {
 		{"C14 claimed Deployment holds without writing", pair(progress, upgrading, pending, "job-worker:v1", rolled, "job-api:v1", rolled),
 			func(g *Graph) { g.ClaimedBy = "job-system/other" }, progress, upgrading, pending, ReasonDeploymentClaimed, nil},
 		{"own API write not yet in the cache: keep waiting, no flap", pair(progress, done, rollingOut, "job-worker:v2", rolled, "job-api:v1", rolled),
-			func(g *Graph) { g.Upgrade.Status.Components[1].WrittenGeneration = 3; g.Components[1].Deployment = deploymentAt(2) },
+			func(g *Graph) {
+				g.Upgrade.Status.Components[1].WrittenGeneration = 3
+				g.Components[1].Deployment = deploymentAt(2)
+			},
 			progress, done, rollingOut, ReasonProgressing, nil},
 		{"API reverted after our write was observed: write again", pair(progress, done, rollingOut, "job-worker:v2", rolled, "job-api:v1", rolled),
-			func(g *Graph) { g.Upgrade.Status.Components[1].WrittenGeneration = 3; g.Components[1].Deployment = deploymentAt(4) },
+			func(g *Graph) {
+				g.Upgrade.Status.Components[1].WrittenGeneration = 3
+				g.Components[1].Deployment = deploymentAt(4)
+			},
 			progress, done, upgrading, ReasonImageChanged, nil},
 		{"own worker write not yet in the cache: keep waiting", pair(progress, rollingOut, pending, "job-worker:v1", rolled, "job-api:v1", rolled),
-			func(g *Graph) { g.Upgrade.Status.Components[0].WrittenGeneration = 5; g.Components[0].Deployment = deploymentAt(4) },
+			func(g *Graph) {
+				g.Upgrade.Status.Components[0].WrittenGeneration = 5
+				g.Components[0].Deployment = deploymentAt(4)
+			},
 			progress, rollingOut, pending, ReasonProgressing, nil},
 	}
 	for _, tc := range cases {
