@@ -267,3 +267,15 @@ func TestReconcileRecordsSucceededWritesWhenOneFails(t *testing.T) {
 }
 
 type ctrlRequest = reconcile.Request
+
+// A graph's configuration errors name the component's field path.
+func TestReconcileGraphConfigErrorNamesTheComponent(t *testing.T) {
+	bad := node("api", "db")
+	bad.ContainerName = "nope"
+	w := graphWorld(t, node("db"), bad)
+	w.pass("g")
+	u := w.pass("g")
+	assert.Equal(t, v1beta1.PhaseFailed, u.Status.Phase)
+	assert.Contains(t, u.Status.Message, `api: deployment job-system/d-api has no container "nope" (containers: main): fix spec.components[api].containerName`)
+	assert.Equal(t, "ConfigurationError", findCondition(u.Status.Conditions, v1beta1.ConditionStalled).Reason)
+}
