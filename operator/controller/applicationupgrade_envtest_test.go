@@ -13,9 +13,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 )
 
 // setUpRolledOut creates job-worker and job-api at v1, one replica each,
@@ -83,6 +85,11 @@ func TestEnvtestManagerWalksThePhasesInOrder(t *testing.T) {
 	})
 	w.rollOut("job-api", false)
 	w.eventually(30*time.Second, "Completed", func() bool { return w.upgrade("upgrade-v2").Status.Phase == v1.PhaseCompleted })
+	// The watch delivering Completed may trail the read above.
+	w.eventually(30*time.Second, "the watch to deliver Completed", func() bool {
+		seen := phases()
+		return len(seen) > 0 && seen[len(seen)-1] == v1.PhaseCompleted
+	})
 
 	assert.Equal(t, []v1.Phase{v1.PhasePending, v1.PhaseUpgradingWorkers, v1.PhaseWaitingForWorkers,
 		v1.PhaseUpgradingAPI, v1.PhaseWaitingForAPI, v1.PhaseCompleted}, phases(), "phases in order, each once")
@@ -229,14 +236,14 @@ func TestEnvtestStuckWorkerFailsThenRecovers(t *testing.T) {
 			w.setStatus("job-worker", func(d *appsv1.Deployment, s *appsv1.DeploymentStatus) {
 				*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1, UnavailableReplicas: 1}
 			})
-		}, []string{"Worker ", "/job-worker rollout failed", "ErrImagePull"}},
+		}, []string{"worker: Rollout of ", "/job-worker failed", "ErrImagePull"}},
 		{"progress deadline exceeded", func(w *envWorld) {
 			w.setStatus("job-worker", func(d *appsv1.Deployment, s *appsv1.DeploymentStatus) {
 				*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
 					Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse,
 						Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "x" has timed out progressing.`}}}
 			})
-		}, []string{"/job-worker rollout failed", "exceeded its progress deadline"}},
+		}, []string{"/job-worker failed", "exceeded its progress deadline"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newEnvWorld(t)
@@ -342,4 +349,56 @@ func TestEnvtestImagesAlreadyCurrent(t *testing.T) {
 	assert.Equal(t, metav1.ConditionTrue, conditionStatus(u, v1.ConditionReady))
 	assert.Equal(t, int64(1), w.deployment("job-worker").Generation, "worker not written")
 	assert.Equal(t, int64(1), w.deployment("job-api").Generation, "API not written")
+}
+
+// TestEnvtestGraphUpgradeOfThreeComponents: a v1beta1 upgrade (db, then
+// worker and api in one wave) through the real API server: both dependents
+// are written in one pass, only after db rolled out; a v1alpha1 client
+// reads the same object converted down (first and last component, the
+// full graph kept in the conversion-data annotation).
+func TestEnvtestGraphUpgradeOfThreeComponents(t *testing.T) {
+	w := newEnvWorld(t)
+	w.createDeployment("db", 1, "main", "db:v1")
+	w.createDeployment("job-worker", 1, "worker", workerV1)
+	w.createDeployment("job-api", 1, "api", apiV1)
+	for _, d := range []string{"db", "job-worker", "job-api"} {
+		w.rollOut(d, false)
+	}
+	u := &v1beta1.ApplicationUpgrade{ObjectMeta: metav1.ObjectMeta{Namespace: w.ns, Name: "graph"},
+		Spec: v1beta1.ApplicationUpgradeSpec{Components: []v1beta1.Component{
+			{Name: "db", DeploymentRef: v1beta1.DeploymentReference{Name: "db"}, Image: "db:v2"},
+			{Name: "worker", DeploymentRef: v1beta1.DeploymentReference{Name: "job-worker"}, Image: workerV2, DependsOn: []string{"db"}},
+			{Name: "api", DeploymentRef: v1beta1.DeploymentReference{Name: "job-api", Namespace: w.ns}, Image: apiV2, ContainerName: "api", DependsOn: []string{"db"}},
+		}}}
+	require.NoError(t, w.c.Create(w.ctx, u))
+	pass := func() *v1beta1.ApplicationUpgrade {
+		t.Helper()
+		_, err := w.r.Reconcile(w.ctx, ctrl.Request{NamespacedName: w.key("graph")})
+		require.NoError(t, err)
+		var got v1beta1.ApplicationUpgrade
+		require.NoError(t, w.c.Get(w.ctx, w.key("graph"), &got))
+		return &got
+	}
+	for range 3 {
+		pass()
+	}
+	require.Equal(t, "db:v2", imageOf(w.deployment("db"), "main"))
+	require.Equal(t, workerV1, imageOf(w.deployment("job-worker"), "worker"), "worker waits for db")
+	w.rollOut("db", false)
+	pass() // db Rolled; worker and api Upgrading
+	got := pass()
+	require.Equal(t, workerV2, imageOf(w.deployment("job-worker"), "worker"))
+	require.Equal(t, apiV2, imageOf(w.deployment("job-api"), "api"), "one wave, one pass")
+	assert.Equal(t, int64(2), findComponentStatus(got.Status, "api").WrittenGeneration)
+	w.rollOut("job-worker", false)
+	w.rollOut("job-api", false)
+	got = pass()
+	assert.Equal(t, v1beta1.PhaseCompleted, got.Status.Phase)
+	assert.Equal(t, "3/3", got.Status.RolledOut)
+
+	old := w.upgrade("graph") // served as v1alpha1 by the conversion webhook
+	assert.Equal(t, v1.PhaseCompleted, old.Status.Phase)
+	assert.Equal(t, "db", old.Spec.Worker.DeploymentRef.Name)
+	assert.Equal(t, "job-api", old.Spec.API.DeploymentRef.Name)
+	assert.Contains(t, old.Annotations, v1.ConversionDataAnnotation)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,8 +30,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	v1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 )
 
 // The envtest specs run the real reconciler against a real kube-apiserver
@@ -47,24 +51,77 @@ func TestMain(m *testing.M) {
 	if assets == "" {
 		assets = filepath.Join("..", "..", "bin")
 	}
+	port, err := freePort()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "envtest: find a port for the conversion webhook: %v\n", err)
+		os.Exit(1)
+	}
+	// Scheme holds both versions, v1alpha1 convertible to the v1beta1 hub:
+	// envtest points the CRD's conversion at https://127.0.0.1:<port>/convert
+	// with its own CA, and convertServer serves it for the whole run.
 	env := &envtest.Environment{
+		Scheme:                   testScheme(),
 		CRDDirectoryPaths:        []string{filepath.Join("..", "..", "deploy", "crd", "bases")},
 		ErrorIfCRDPathMissing:    true,
 		BinaryAssetsDirectory:    assets,
 		ControlPlaneStartTimeout: 2 * time.Minute, // shared, busy cores
 		ControlPlaneStopTimeout:  time.Minute,
+		WebhookInstallOptions:    envtest.WebhookInstallOptions{LocalServingHost: "127.0.0.1", LocalServingPort: port},
 	}
 	cfg, err := env.Start()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "envtest: start etcd and kube-apiserver from %s (run 'make controlplane'): %v\n", assets, err)
 		os.Exit(1)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopWebhook, err := serveConversion(ctx, env)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "envtest: conversion webhook: %v\n", err)
+		os.Exit(1)
+	}
 	envCfg = cfg
 	code := m.Run()
+	cancel()
+	stopWebhook()
 	if err := env.Stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "envtest: stop: %v\n", err)
 	}
 	os.Exit(code)
+}
+
+// freePort asks the kernel for a free TCP port on 127.0.0.1.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// serveConversion starts the CRD conversion webhook (controller-runtime's
+// handler over the scheme's Convertible/Hub types: the product's v1alpha1
+// ConvertTo/ConvertFrom) on env's webhook host and port, with the serving
+// certificate env.Start wrote, and returns once it accepts connections.
+// The returned func waits for it to stop after ctx is cancelled.
+func serveConversion(ctx context.Context, env *envtest.Environment) (func(), error) {
+	o := env.WebhookInstallOptions
+	srv := webhook.NewServer(webhook.Options{Host: o.LocalServingHost, Port: o.LocalServingPort, CertDir: o.LocalServingCertDir})
+	srv.Register("/convert", conversion.NewWebhookHandler(env.Scheme, conversion.NewRegistry()))
+	done := make(chan error, 1)
+	go func() { done <- srv.Start(ctx) }()
+	started := srv.StartedChecker()
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return started(nil) == nil, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("serve on %s:%d: %w", o.LocalServingHost, o.LocalServingPort, err)
+	}
+	return func() {
+		if err := <-done; err != nil {
+			fmt.Fprintf(os.Stderr, "envtest: conversion webhook: %v\n", err)
+		}
+	}, nil
 }
 
 const (
@@ -109,7 +166,7 @@ func indexedClient(c client.WithWatch) client.Client {
 	return interceptor.NewClient(c, interceptor.Funcs{
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			lo := (&client.ListOptions{}).ApplyOptions(opts)
-			ul, ok := list.(*v1.ApplicationUpgradeList)
+			ul, ok := list.(*v1beta1.ApplicationUpgradeList)
 			if !ok || lo.FieldSelector == nil {
 				return c.List(ctx, list, opts...)
 			}
