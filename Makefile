@@ -65,8 +65,8 @@ bench-sim: ## Simulator benchmarks: one demo run, seeded fault schedules (runs/s
 # quick-start test moves the metrics and probe ports off 8080/8081.
 RUN_FLAGS ?=
 .PHONY: run
-run: ## Run the manager against the current kubeconfig.
-	$(GO) run ./cmd/upgrade-operator $(RUN_FLAGS) $(ARGS)
+run: ## Run the manager against the current kubeconfig, serving the conversion webhook on 127.0.0.1:9443 (self-signed; the CRD is pointed at it).
+	$(GO) run ./cmd/upgrade-operator --webhook-self-signed $(RUN_FLAGS) $(ARGS)
 
 ##@ Deploy (the kubebuilder verbs; the cluster is the current kubeconfig's)
 

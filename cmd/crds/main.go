@@ -64,7 +64,7 @@ func newCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := realcluster.InstallCRDs(ctx, c, deploy.CRDs, "crd/bases", timeout); err != nil {
+			if err := realcluster.InstallCRDsAsGenerated(ctx, c, deploy.CRDs, "crd/bases", timeout); err != nil {
 				return fmt.Errorf("%w (is the cluster up and the kubeconfig right?)", err)
 			}
 			fmt.Println("CRDs installed and Established: applicationupgrades.upgrades.lunadas.dev, upgrades.upgrade.starlingx.io")

@@ -24,6 +24,8 @@ import (
 
 	starlingxv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	appwebhook "github.com/lunadas/upgrade-operator/operator/appupgrade/webhook"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 )
 
@@ -70,6 +72,7 @@ func NewScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(upgradesv1alpha1.AddToScheme(s))
+	utilruntime.Must(upgradesv1beta1.AddToScheme(s))
 	utilruntime.Must(starlingxv1alpha1.AddToScheme(s))
 	return s
 }
@@ -109,6 +112,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 	if id == "" {
 		id = DefaultLeaderElectionID
 	}
+	if opts.Webhook.SelfSigned {
+		if err := selfSign(ctx, cfg, &opts.Webhook); err != nil {
+			return nil, err
+		}
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  NewScheme(),
 		Cache:                   cacheOpts,
@@ -141,6 +149,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		return nil, fmt.Errorf("set up applicationupgrade controller: %w", err)
 	}
 	controller.SetPhaseMetricsReader(mgr.GetClient())
+	if opts.Webhook.AppUpgrade || opts.Webhook.SelfSigned {
+		if err := (&appwebhook.Validator{Reader: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Platform.Enabled {
 		if err := setupPlatform(ctx, mgr, opts.Platform); err != nil {
 			return nil, fmt.Errorf("set up platform upgrades: %w", err)
