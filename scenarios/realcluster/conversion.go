@@ -79,4 +79,3 @@ func withConversion(crd *apiextensionsv1.CustomResourceDefinition, conv *apiexte
 	out.Spec.Conversion = conv.DeepCopy()
 	return out
 }
-
