@@ -36,7 +36,9 @@ manifests: $(CONTROLLER_GEN) ## CRDs, RBAC and webhook configurations under depl
 	$(CONTROLLER_GEN) webhook paths="./operator/..." output:webhook:artifacts:config=deploy/webhook
 	$(CONTROLLER_GEN) rbac:roleName=upgrade-operator-manager paths="./operator/..." output:rbac:artifacts:config=deploy/rbac
 	@# The Helm chart gets its own generated copies: a chart can only read files inside its directory.
-	$(CONTROLLER_GEN) crd paths="./operator/api/..." output:crd:artifacts:config=$(CHART)/crds
+	@# ApplicationUpgrade's CRD is a template (files/crds -> templates/webhook.yaml: conversion + caBundle); the others stay in crds/.
+	$(CONTROLLER_GEN) crd paths="./operator/api/..." output:crd:artifacts:config=$(CHART)/files/crds
+	mv $(CHART)/files/crds/upgrade.starlingx.io_upgrades.yaml $(CHART)/crds/
 	$(CONTROLLER_GEN) webhook paths="./operator/..." output:webhook:artifacts:config=$(CHART)/files/webhook
 	$(CONTROLLER_GEN) rbac:roleName=upgrade-operator-manager paths="./operator/..." output:rbac:artifacts:config=$(CHART)/files/rbac
 
