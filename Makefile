@@ -66,9 +66,13 @@ bench-sim: ## Simulator benchmarks: one demo run, seeded fault schedules (runs/s
 # RUN_FLAGS come before ARGS (the last of a repeated flag wins), e.g. the
 # quick-start test moves the metrics and probe ports off 8080/8081.
 RUN_FLAGS ?=
+# The port `make run` serves the webhooks (ApplicationUpgrade conversion) on
+# and `make install` points the CRD's conversion at: one value for both, so
+# starting the operator does not change the CRD under a running watch.
+WEBHOOK_PORT ?= 9443
 .PHONY: run
-run: ## Run the manager against the current kubeconfig, serving the conversion webhook on 127.0.0.1:9443 (self-signed; the CRD is pointed at it).
-	$(GO) run ./cmd/upgrade-operator --webhook-self-signed $(RUN_FLAGS) $(ARGS)
+run: ## Run the manager against the current kubeconfig, serving the conversion webhook on 127.0.0.1:WEBHOOK_PORT (self-signed certificate shared with make install).
+	$(GO) run ./cmd/upgrade-operator --webhook-self-signed --webhook-port=$(WEBHOOK_PORT) $(RUN_FLAGS) $(ARGS)
 
 ##@ Deploy (the kubebuilder verbs; the cluster is the current kubeconfig's)
 
@@ -76,8 +80,8 @@ IMG ?= ghcr.io/lunadas/upgrade-operator:0.1.0
 CONTAINER_TOOL ?= docker
 
 .PHONY: install
-install: ## Install the CRDs into the current kubeconfig's cluster (controller-runtime client; no kubectl).
-	$(GO) run ./cmd/crds install $(ARGS)
+install: ## Install the CRDs into the current kubeconfig's cluster, conversion pointed at make run's webhook (127.0.0.1:WEBHOOK_PORT).
+	$(GO) run ./cmd/crds install --conversion-url=https://127.0.0.1:$(WEBHOOK_PORT)/convert $(ARGS)
 
 .PHONY: uninstall
 uninstall: ## Delete the CRDs (and every ApplicationUpgrade and Upgrade) from the current kubeconfig's cluster.

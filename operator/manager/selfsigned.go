@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,9 +15,11 @@ import (
 )
 
 // selfSign completes o for a manager outside the cluster (o.SelfSigned):
-// Host defaults to 127.0.0.1 and Port to 9443, a fresh certificate for Host
-// goes into CertDir (a new temporary directory when empty), and the
-// ApplicationUpgrade CRD's conversion is pointed at https://Host:Port/convert.
+// Host defaults to 127.0.0.1 and Port to 9443; the certificate for Host in
+// CertDir (appwebhook.DefaultLocalCertDir when empty) is reused or created
+// (appwebhook.LocalCert), and the ApplicationUpgrade CRD's conversion is
+// pointed at https://Host:Port/convert unless it already is (`make install`
+// points it there first, so nothing watching the CRD's objects is cut off).
 func selfSign(ctx context.Context, cfg *rest.Config, o *WebhookOptions) error {
 	if o.Host == "" {
 		o.Host = "127.0.0.1"
@@ -28,18 +28,11 @@ func selfSign(ctx context.Context, cfg *rest.Config, o *WebhookOptions) error {
 		o.Port = 9443
 	}
 	if o.CertDir == "" {
-		dir, err := os.MkdirTemp("", "upgrade-operator-webhook-")
-		if err != nil {
-			return fmt.Errorf("webhook cert dir: %w", err)
-		}
-		o.CertDir = dir
+		o.CertDir = appwebhook.DefaultLocalCertDir()
 	}
-	cert, err := appwebhook.SelfSigned([]string{o.Host}, 30*24*time.Hour)
+	cert, err := appwebhook.LocalCert(o.CertDir, o.Host)
 	if err != nil {
 		return fmt.Errorf("self-signed webhook certificate: %w", err)
-	}
-	if err := cert.WriteFiles(o.CertDir); err != nil {
-		return err
 	}
 	s := runtime.NewScheme()
 	if err := apiextensionsv1.AddToScheme(s); err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -126,6 +127,9 @@ func PointConversion(ctx context.Context, c client.Client, conv *apiextensionsv1
 		if err := c.Get(ctx, client.ObjectKey{Name: CRDName}, &crd); err != nil {
 			return err
 		}
+		if equality.Semantic.DeepEqual(crd.Spec.Conversion, conv) {
+			return nil // unchanged: an update would close every open watch on the CRD's objects
+		}
 		crd.Spec.Conversion = conv.DeepCopy()
 		return c.Update(ctx, &crd)
 	})
@@ -133,4 +137,59 @@ func PointConversion(ctx context.Context, c client.Client, conv *apiextensionsv1
 		return fmt.Errorf("point crd %s's conversion webhook at this process: %w (is the CRD installed, e.g. make install, and may this identity update CRDs?)", CRDName, err)
 	}
 	return nil
+}
+
+// DefaultLocalCertDir is where a manager run outside the cluster (make run)
+// and `make install` share the conversion webhook's self-signed
+// certificate: <user cache dir>/upgrade-operator/webhook.
+func DefaultLocalCertDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "upgrade-operator", "webhook")
+}
+
+// LocalCert returns the certificate in dir (ca.crt, tls.crt, tls.key) when
+// it serves host, chains to ca.crt and is valid for at least another day;
+// otherwise it generates one (SelfSigned, 30 days) and writes it there.
+// Reusing it keeps the CRD's caBundle unchanged between `make install` and
+// `make run`, and across restarts, so open watches on the CRD's objects are
+// not closed by a CRD update. Errors name the directory.
+func LocalCert(dir, host string) (Cert, error) {
+	if c, ok := readLocalCert(dir, host); ok {
+		return c, nil
+	}
+	c, err := SelfSigned([]string{host}, 30*24*time.Hour)
+	if err != nil {
+		return Cert{}, err
+	}
+	return c, c.WriteFiles(dir)
+}
+
+func readLocalCert(dir, host string) (Cert, bool) {
+	var c Cert
+	for name, dst := range map[string]*[]byte{"ca.crt": &c.CA, "tls.crt": &c.Cert, "tls.key": &c.Key} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return Cert{}, false
+		}
+		*dst = b
+	}
+	block, _ := pem.Decode(c.Cert)
+	if block == nil {
+		return Cert{}, false
+	}
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	if err != nil || time.Until(leaf.NotAfter) < 24*time.Hour {
+		return Cert{}, false
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(c.CA) {
+		return Cert{}, false
+	}
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: host}); err != nil {
+		return Cert{}, false
+	}
+	return c, true
 }
