@@ -36,7 +36,9 @@ manifests: $(CONTROLLER_GEN) ## CRDs, RBAC and webhook configurations under depl
 	$(CONTROLLER_GEN) webhook paths="./operator/..." output:webhook:artifacts:config=deploy/webhook
 	$(CONTROLLER_GEN) rbac:roleName=upgrade-operator-manager paths="./operator/..." output:rbac:artifacts:config=deploy/rbac
 	@# The Helm chart gets its own generated copies: a chart can only read files inside its directory.
-	$(CONTROLLER_GEN) crd paths="./operator/api/..." output:crd:artifacts:config=$(CHART)/crds
+	@# ApplicationUpgrade's CRD is a template (files/crds -> templates/webhook.yaml: conversion + caBundle); the others stay in crds/.
+	$(CONTROLLER_GEN) crd paths="./operator/api/..." output:crd:artifacts:config=$(CHART)/files/crds
+	mv $(CHART)/files/crds/upgrade.starlingx.io_upgrades.yaml $(CHART)/crds/
 	$(CONTROLLER_GEN) webhook paths="./operator/..." output:webhook:artifacts:config=$(CHART)/files/webhook
 	$(CONTROLLER_GEN) rbac:roleName=upgrade-operator-manager paths="./operator/..." output:rbac:artifacts:config=$(CHART)/files/rbac
 
@@ -64,9 +66,13 @@ bench-sim: ## Simulator benchmarks: one demo run, seeded fault schedules (runs/s
 # RUN_FLAGS come before ARGS (the last of a repeated flag wins), e.g. the
 # quick-start test moves the metrics and probe ports off 8080/8081.
 RUN_FLAGS ?=
+# The port `make run` serves the webhooks (ApplicationUpgrade conversion) on
+# and `make install` points the CRD's conversion at: one value for both, so
+# starting the operator does not change the CRD under a running watch.
+WEBHOOK_PORT ?= 9443
 .PHONY: run
-run: ## Run the manager against the current kubeconfig.
-	$(GO) run ./cmd/upgrade-operator $(RUN_FLAGS) $(ARGS)
+run: ## Run the manager against the current kubeconfig, serving the conversion webhook on 127.0.0.1:WEBHOOK_PORT (self-signed certificate shared with make install).
+	$(GO) run ./cmd/upgrade-operator --webhook-self-signed --webhook-port=$(WEBHOOK_PORT) $(RUN_FLAGS) $(ARGS)
 
 ##@ Deploy (the kubebuilder verbs; the cluster is the current kubeconfig's)
 
@@ -74,8 +80,8 @@ IMG ?= ghcr.io/lunadas/upgrade-operator:0.1.0
 CONTAINER_TOOL ?= docker
 
 .PHONY: install
-install: ## Install the CRDs into the current kubeconfig's cluster (controller-runtime client; no kubectl).
-	$(GO) run ./cmd/crds install $(ARGS)
+install: ## Install the CRDs into the current kubeconfig's cluster, conversion pointed at make run's webhook (127.0.0.1:WEBHOOK_PORT).
+	$(GO) run ./cmd/crds install --conversion-url=https://127.0.0.1:$(WEBHOOK_PORT)/convert $(ARGS)
 
 .PHONY: uninstall
 uninstall: ## Delete the CRDs (and every ApplicationUpgrade and Upgrade) from the current kubeconfig's cluster.

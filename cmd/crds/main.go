@@ -7,18 +7,21 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/deploy"
+	appwebhook "github.com/lunadas/upgrade-operator/operator/appupgrade/webhook"
 	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
 )
 
@@ -31,8 +34,10 @@ func main() {
 
 func newCommand() *cobra.Command {
 	var (
-		kubeconfig string
-		timeout    time.Duration
+		kubeconfig    string
+		timeout       time.Duration
+		conversionURL string
+		certDir       string
 	)
 	connect := func() (client.Client, error) {
 		cfg, err := restConfig(kubeconfig)
@@ -53,7 +58,7 @@ func newCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&kubeconfig, "kubeconfig", "", "path to a kubeconfig; empty uses $KUBECONFIG, then ~/.kube/config")
 	root.PersistentFlags().DurationVar(&timeout, "timeout", time.Minute, "how long to wait for the cluster")
-	root.AddCommand(&cobra.Command{
+	install := &cobra.Command{
 		Use:   "install",
 		Short: "Create or update the CRDs and wait until they are Established",
 		Args:  cobra.NoArgs,
@@ -64,13 +69,30 @@ func newCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := realcluster.InstallCRDs(ctx, c, deploy.CRDs, "crd/bases", timeout); err != nil {
+			conv, err := localConversion(conversionURL, certDir)
+			if err != nil {
+				return err
+			}
+			if err := realcluster.InstallCRDsAsGenerated(ctx, c, deploy.CRDs, "crd/bases", timeout); err != nil {
 				return fmt.Errorf("%w (is the cluster up and the kubeconfig right?)", err)
 			}
+			if conv != nil {
+				if err := appwebhook.PointConversion(ctx, c, conv); err != nil {
+					return err
+				}
+			}
 			fmt.Println("CRDs installed and Established: applicationupgrades.upgrades.lunadas.dev, upgrades.upgrade.starlingx.io")
+			if conv != nil {
+				fmt.Printf("ApplicationUpgrade conversion (v1alpha1 <-> v1beta1) goes to %s: start the operator there (make run)\n", conversionURL)
+			}
 			return nil
 		},
-	})
+	}
+	install.Flags().StringVar(&conversionURL, "conversion-url", "https://127.0.0.1:9443/convert",
+		"where the ApplicationUpgrade CRD sends conversion reviews: the webhook of make run (same port); empty leaves the CRD as generated (v1alpha1 objects then cannot be read until something sets spec.conversion)")
+	install.Flags().StringVar(&certDir, "webhook-cert-dir", appwebhook.DefaultLocalCertDir(),
+		"the self-signed certificate shared with make run (created when missing or expiring); its ca.crt becomes the CRD's caBundle")
+	root.AddCommand(install)
 	root.AddCommand(&cobra.Command{
 		Use:   "uninstall",
 		Short: "Delete the CRDs, and with them every ApplicationUpgrade and Upgrade",
@@ -113,4 +135,22 @@ func restConfig(path string) (*rest.Config, error) {
 		return nil, fmt.Errorf("load kubeconfig %s: %w", path, err)
 	}
 	return cfg, nil
+}
+
+// localConversion is the CRD conversion for a conversion webhook at rawURL
+// (https://host:port/convert) serving the certificate in certDir, or nil
+// when rawURL is empty.
+func localConversion(rawURL, certDir string) (*apiextensionsv1.CustomResourceConversion, error) {
+	if rawURL == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Scheme != "https" || u.Hostname() == "" {
+		return nil, fmt.Errorf("--conversion-url %q: want https://HOST:PORT/convert", rawURL)
+	}
+	cert, err := appwebhook.LocalCert(certDir, u.Hostname())
+	if err != nil {
+		return nil, err
+	}
+	return appwebhook.URLConversion(rawURL, cert.CA), nil
 }

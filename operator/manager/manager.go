@@ -25,6 +25,7 @@ import (
 	starlingxv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	appwebhook "github.com/lunadas/upgrade-operator/operator/appupgrade/webhook"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 )
 
@@ -113,6 +114,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 	if id == "" {
 		id = DefaultLeaderElectionID
 	}
+	if opts.Webhook.SelfSigned {
+		if err := selfSign(ctx, cfg, &opts.Webhook); err != nil {
+			return nil, err
+		}
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  NewScheme(),
 		Cache:                   cacheOpts,
@@ -145,6 +151,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		return nil, fmt.Errorf("set up applicationupgrade controller: %w", err)
 	}
 	controller.SetPhaseMetricsReader(mgr.GetClient())
+	if opts.Webhook.AppUpgrade || opts.Webhook.SelfSigned {
+		if err := (&appwebhook.Validator{Reader: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+			return nil, err
+		}
+	}
 	if opts.Platform.Enabled {
 		if err := setupPlatform(ctx, mgr, opts.Platform); err != nil {
 			return nil, fmt.Errorf("set up platform upgrades: %w", err)

@@ -52,7 +52,7 @@ type PlatformOptions struct {
 	MaxBuildRetries                int
 }
 
-// WebhookOptions say where the manager serves its admission webhooks (TLS).
+// WebhookOptions say where the manager serves its webhooks (TLS).
 type WebhookOptions struct {
 	// Host and Port are the listen address; Port 0 means 9443.
 	Host string
@@ -60,6 +60,20 @@ type WebhookOptions struct {
 	// CertDir holds tls.crt and tls.key; empty means controller-runtime's
 	// default (<tmp>/k8s-webhook-server/serving-certs).
 	CertDir string
+	// AppUpgrade serves the ApplicationUpgrade conversion webhook
+	// (/convert, v1alpha1 ⇄ v1beta1) and its validating admission webhook.
+	// The binary turns it on (--appupgrade-webhooks, default true): the
+	// in-cluster CRD's conversion points at this server. Off by default
+	// here, so in-process test managers need no certificates (their
+	// harness serves /convert, see scenarios/realcluster.LocalConversion).
+	AppUpgrade bool
+	// SelfSigned, for a manager run outside the cluster (make run), writes
+	// a fresh self-signed serving certificate for Host (127.0.0.1 when
+	// empty) into CertDir (a new temporary directory when empty) and points
+	// the ApplicationUpgrade CRD's conversion at https://Host:Port/convert
+	// with its CA. It needs update on customresourcedefinitions, which the
+	// in-cluster RBAC does not grant. Implies AppUpgrade.
+	SelfSigned bool
 }
 
 func webhookServer(o WebhookOptions) webhook.Server {

@@ -50,14 +50,16 @@ type Process struct {
 }
 
 // StartOperator runs bin against kubeconfig, watching namespace only, with
-// its output in logPath.
+// its output in logPath. Its webhook server is off
+// (--appupgrade-webhooks=false): the test process serves the conversion
+// webhook (realcluster.LocalConversion), which outlives every kill.
 func StartOperator(bin, kubeconfig, namespace, logPath string) (*Process, error) {
 	log, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, "--kubeconfig="+kubeconfig, "--watch-namespaces="+namespace,
-		"--metrics-bind-address=0", "--health-probe-bind-address=0")
+		"--metrics-bind-address=0", "--health-probe-bind-address=0", "--appupgrade-webhooks=false")
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {

@@ -57,7 +57,9 @@ func TestQuickStart(t *testing.T) {
 	metrics := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	env := append(os.Environ(), "KUBECONFIG="+cp.Kubeconfig, "PATH="+filepath.Join(root, "bin")+":"+os.Getenv("PATH"),
 		// Not 8080/8081: other processes on this machine may hold them.
-		"RUN_FLAGS=--metrics-bind-address="+metrics+" --health-probe-bind-address=0")
+		fmt.Sprintf("RUN_FLAGS=--metrics-bind-address=%s --health-probe-bind-address=0", metrics),
+		// Nor 9443: make install and make run share the conversion webhook's port.
+		fmt.Sprintf("WEBHOOK_PORT=%d", freePort(t)))
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	appwebhook "github.com/lunadas/upgrade-operator/operator/appupgrade/webhook"
 	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
 )
 
@@ -128,8 +129,16 @@ func TestRBACServiceAccountCompletesDemo(t *testing.T) {
 	require.NoError(t, WriteKubeconfig(saCfg, kubeconfig))
 
 	metricsAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	// The manager serves its webhooks (conversion, admission) as in the
+	// cluster, on a free local port with a certificate of the test's; the
+	// CRD's conversion points at the harness (realcluster.InstallCRDs).
+	certDir := t.TempDir()
+	cert, err := appwebhook.SelfSigned([]string{"127.0.0.1"}, time.Hour)
+	require.NoError(t, err)
+	require.NoError(t, cert.WriteFiles(certDir))
 	args := append(managerArgs(t, objs), "--kubeconfig="+kubeconfig,
-		"--metrics-bind-address="+metricsAddr, "--health-probe-bind-address=0")
+		"--metrics-bind-address="+metricsAddr, "--health-probe-bind-address=0",
+		"--webhook-host=127.0.0.1", fmt.Sprintf("--webhook-port=%d", freePort(t)), "--webhook-cert-dir="+certDir)
 	t.Logf("manager as system:serviceaccount:%s:%s: %v", sas[0].GetNamespace(), sas[0].GetName(), args)
 	var mgr *process
 	start := func(context.Context) (<-chan error, error) {

@@ -193,7 +193,8 @@ func (h *harness) startOperator() {
 	mgr, err := manager.New(ctx, h.cfg, manager.Options{
 		MetricsAddr: "0", ProbeAddr: "0",
 		LeaderElect: true, LeaderElectionNamespace: secretNamespace, LeaderElectionID: "upgrade-operator-e2e",
-		Webhook:            manager.WebhookOptions{Host: "127.0.0.1", Port: h.port, CertDir: h.certDir},
+		// AppUpgrade: deploy/webhook/manifests.yaml (installed below) also holds the ApplicationUpgrade webhook.
+		Webhook:            manager.WebhookOptions{Host: "127.0.0.1", Port: h.port, CertDir: h.certDir, AppUpgrade: true},
 		SkipNameValidation: true,
 		Platform: manager.PlatformOptions{
 			Enabled: true, CredentialsSecret: types.NamespacedName{Namespace: secretNamespace, Name: secretName},

@@ -31,11 +31,37 @@ func Scheme() *runtime.Scheme {
 }
 
 // InstallCRDs creates (or updates) every CRD in dir of fsys and waits up to
-// timeout for each to be Established.
+// timeout for each to be Established. The ApplicationUpgrade CRD's
+// conversion webhook points at this process's conversion server
+// (LocalConversion), so v1alpha1 and v1beta1 are both readable for as long
+// as the process runs, whatever happens to the operator. For an API server
+// that cannot reach 127.0.0.1, or a process that exits after installing,
+// use InstallCRDsAsGenerated.
 func InstallCRDs(ctx context.Context, c client.Client, fsys fs.FS, dir string, timeout time.Duration) error {
+	conv, err := LocalConversion()
+	if err != nil {
+		return fmt.Errorf("install crds: %w", err)
+	}
+	return installCRDs(ctx, c, fsys, dir, timeout, conv)
+}
+
+// InstallCRDsAsGenerated is InstallCRDs with the CRDs exactly as generated:
+// the ApplicationUpgrade CRD has no conversion webhook (strategy None) until
+// a manager started with --webhook-self-signed points it at itself (make
+// install, then make run); until then only v1beta1 objects are usable.
+func InstallCRDsAsGenerated(ctx context.Context, c client.Client, fsys fs.FS, dir string, timeout time.Duration) error {
+	return installCRDs(ctx, c, fsys, dir, timeout, nil)
+}
+
+func installCRDs(ctx context.Context, c client.Client, fsys fs.FS, dir string, timeout time.Duration, conv *apiextensionsv1.CustomResourceConversion) error {
 	objs, err := manifests.LoadFS(fsys, dir, c.Scheme())
 	if err != nil {
 		return err
+	}
+	for i, o := range objs {
+		if crd, ok := o.(*apiextensionsv1.CustomResourceDefinition); ok {
+			objs[i] = withConversion(crd, conv)
+		}
 	}
 	if err := Apply(ctx, c, objs); err != nil {
 		return err
