@@ -1,11 +1,13 @@
 // Package controller holds the reconcilers: they read through a client,
-// call the pure decision packages, perform at most one write and patch
+// call the pure decision packages, perform the writes they decide and patch
 // status once.
 package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 	"github.com/lunadas/upgrade-operator/operator/rollout"
 )
@@ -25,18 +27,21 @@ import (
 // in the product, a deliberately weakened policy in mutation tests.
 type AssessFunc func(*appsv1.Deployment, []appsv1.ReplicaSet, []corev1.Pod, rollout.Options) rollout.Verdict
 
-// DecideFunc is the decision the reconciler takes from what it observed;
-// appupgrade.Next in the product, a deliberately broken transition policy
+// DecideFunc is the decision the reconciler takes from the graph it
+// observed; appupgrade.Decide in the product, a deliberately broken policy
 // in mutation tests.
-type DecideFunc func(appupgrade.State) appupgrade.Step
+type DecideFunc func(appupgrade.Graph) appupgrade.Plan
 
-// ApplicationUpgradeReconciler drives one ApplicationUpgrade a step at a
-// time: get → observe both Deployments → appupgrade.Next → at most one image
-// write → one status patch. Nothing is kept between reconciles.
+// ApplicationUpgradeReconciler drives one v1beta1 ApplicationUpgrade (a
+// v1alpha1 one arrives converted: a two-component graph) a pass at a time:
+// get → observe every component → appupgrade.Decide → the plan's image
+// writes → one status patch. Nothing that decides is kept between
+// reconciles; the only in-process memory is the handoff metric's start times
+// (readyMarks).
 type ApplicationUpgradeReconciler struct {
 	// Client reads (normally from the cache) and writes.
 	Client client.Client
-	// Clock stamps condition transition times.
+	// Clock stamps condition transition times and measures handoffs.
 	Clock clock.PassiveClock
 	// Recorder emits Kubernetes events on the ApplicationUpgrade; may be nil.
 	Recorder events.EventRecorder
@@ -46,7 +51,7 @@ type ApplicationUpgradeReconciler struct {
 	AssessOptions rollout.Options
 	// AssessFunc defaults to rollout.Assess.
 	AssessFunc AssessFunc
-	// DecideFunc defaults to appupgrade.Next.
+	// DecideFunc defaults to appupgrade.Decide.
 	DecideFunc DecideFunc
 }
 
@@ -57,61 +62,76 @@ type ApplicationUpgradeReconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile performs one step of the upgrade named by req. Configuration
-// errors become a terminal Failed phase; API errors are returned so
-// controller-runtime backs off and retries.
+// Reconcile performs one pass of the upgrade named by req. Configuration
+// errors become a Failed component (or upgrade); API errors are returned so
+// controller-runtime backs off and retries. A failed image write still
+// records the writes that succeeded before it in status, then returns.
 func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var u upgradesv1alpha1.ApplicationUpgrade
+	var u v1beta1.ApplicationUpgrade
 	if err := r.Client.Get(ctx, req.NamespacedName, &u); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if u.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil
 	}
-	state, err := r.observeAll(ctx, &u)
+	g, err := r.observeGraph(ctx, &u)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	decide := r.DecideFunc
 	if decide == nil {
-		decide = appupgrade.Next
+		decide = appupgrade.Decide
 	}
-	step := decide(state)
-	var writtenGen int64
-	if step.Write != nil {
-		if writtenGen, err = r.writeImage(ctx, state, step.Write); err != nil {
-			return ctrl.Result{}, err
-		}
+	plan := decide(g)
+	r.markReady(&u, g, plan)
+	written, werr := r.performWrites(ctx, g, &plan)
+	if err := r.patchStatus(ctx, &u, g, plan, written); err != nil {
+		return ctrl.Result{}, errors.Join(werr, err)
 	}
-	return ctrl.Result{}, r.patchStatus(ctx, &u, state, step, writtenGen)
+	return ctrl.Result{}, werr
 }
 
-func (r *ApplicationUpgradeReconciler) observeAll(ctx context.Context, u *upgradesv1alpha1.ApplicationUpgrade) (appupgrade.State, error) {
-	s := appupgrade.State{Upgrade: u}
-	if u.Status.Phase.Terminal() && u.Generation == u.Status.ObservedGeneration {
-		return s, nil // nothing to observe: Next keeps a terminal phase
+// performWrites performs plan's writes in order and stops at the first
+// failure: the components whose write did not happen go back to Upgrading
+// in plan (so status does not claim a rollout that was never started).
+// It returns the Deployment generation each successful write produced, by
+// component, and the first error.
+func (r *ApplicationUpgradeReconciler) performWrites(ctx context.Context, g appupgrade.Graph, plan *appupgrade.Plan) (map[string]int64, error) {
+	written := map[string]int64{}
+	var failed error
+	for _, w := range plan.Writes {
+		if failed == nil {
+			gen, err := r.writeImage(ctx, g, w)
+			if err == nil {
+				written[w.Component] = gen
+				continue
+			}
+			failed = err
+		}
+		for i := range plan.Components {
+			if c := &plan.Components[i]; c.Name == w.Component {
+				c.Phase, c.Reason = v1beta1.ComponentUpgrading, "ImageWriteFailed"
+				c.Message = "Image write failed, retrying: " + failed.Error()
+			}
+		}
 	}
-	var err error
-	if s.Worker, err = r.observe(ctx, u, appupgrade.Worker, u.Spec.Worker); err != nil {
-		return s, err
-	}
-	if s.API, err = r.observe(ctx, u, appupgrade.API, u.Spec.API); err != nil {
-		return s, err
-	}
-	s.ClaimedBy, err = r.claimedBy(ctx, u)
-	return s, err
+	return written, failed
 }
 
 // writeImage patches one container image with an optimistic lock on the
 // resourceVersion that was observed, so a decision taken on a stale read
 // fails with Conflict instead of writing twice. It returns the
 // Deployment's generation after the write.
-func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, s appupgrade.State, w *appupgrade.ImageWrite) (int64, error) {
-	obs := s.Worker
-	if w.Component == appupgrade.API {
-		obs = s.API
+func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, g appupgrade.Graph, w appupgrade.ImageWrite) (int64, error) {
+	var d *appsv1.Deployment
+	for _, c := range g.Components {
+		if c.Spec.Name == w.Component {
+			d = c.Deployment
+		}
 	}
-	d := obs.Deployment
+	if d == nil {
+		return 0, fmt.Errorf("set image of component %s: deployment %s was not observed", w.Component, w.Deployment)
+	}
 	patched := d.DeepCopy()
 	for i := range patched.Spec.Template.Spec.Containers {
 		if patched.Spec.Template.Spec.Containers[i].Name == w.Container {
@@ -122,23 +142,24 @@ func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, s appupgr
 		if apierrors.IsConflict(err) {
 			log.FromContext(ctx).V(1).Info("deployment changed since it was read; retrying", "deployment", w.Deployment)
 		}
-		return 0, fmt.Errorf("set image of container %q in deployment %s to %s: %w", w.Container, w.Deployment, w.Image, err)
+		return 0, fmt.Errorf("set image of container %q in deployment %s to %s (component %s): %w", w.Container, w.Deployment, w.Image, w.Component, err)
 	}
 	log.FromContext(ctx).Info("image written", "component", w.Component, "deployment", w.Deployment, "image", w.Image)
-	observeWrite(w.Component, &s.Upgrade.Status, r.now())
-	r.event(s.Upgrade, corev1.EventTypeNormal, writeReason(w), fmt.Sprintf("Set %s image to %s on deployment %s", w.Component, w.Image, w.Deployment))
+	r.observeWrite(g.Upgrade, w.Component)
+	r.event(g.Upgrade, corev1.EventTypeNormal, writeReason(g, w.Component),
+		fmt.Sprintf("Set %s image to %s on deployment %s", w.Component, w.Image, w.Deployment))
 	return patched.Generation, nil
 }
 
-func writeReason(w *appupgrade.ImageWrite) string {
-	if w.Component == appupgrade.API {
-		return appupgrade.ReasonAPIPatched
-	}
-	return appupgrade.ReasonWorkerPatched
-}
-
-func (r *ApplicationUpgradeReconciler) event(u *upgradesv1alpha1.ApplicationUpgrade, eventType, reason, note string) {
+func (r *ApplicationUpgradeReconciler) event(u *v1beta1.ApplicationUpgrade, eventType, reason, note string) {
 	if r.Recorder != nil {
 		r.Recorder.Eventf(u, nil, eventType, reason, "Reconcile", "%s", note)
 	}
+}
+
+func (r *ApplicationUpgradeReconciler) now() time.Time {
+	if r.Clock == nil {
+		return time.Now()
+	}
+	return r.Clock.Now()
 }

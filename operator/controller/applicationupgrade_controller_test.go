@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	v1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 )
 
 const ns = "job-system"
@@ -30,6 +31,7 @@ func testScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(v1.AddToScheme(s))
+	utilruntime.Must(v1beta1.AddToScheme(s))
 	return s
 }
 
@@ -54,7 +56,21 @@ func deployment(name, container, image string, extra ...corev1.Container) *appsv
 
 func typesUID(s string) types.UID { return types.UID(s) }
 
-func upgrade(name string) *v1.ApplicationUpgrade {
+// upgrade is the seed's v1alpha1 upgrade of job-worker then job-api, as the
+// API server stores it: converted to v1beta1 by its ConvertTo.
+func upgrade(name string) *v1beta1.ApplicationUpgrade {
+	return toHub(alphaUpgrade(name))
+}
+
+func toHub(a *v1.ApplicationUpgrade) *v1beta1.ApplicationUpgrade {
+	var u v1beta1.ApplicationUpgrade
+	if err := a.ConvertTo(&u); err != nil {
+		panic(err)
+	}
+	return &u
+}
+
+func alphaUpgrade(name string) *v1.ApplicationUpgrade {
 	return &v1.ApplicationUpgrade{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: typesUID("uid-" + name), Generation: 1,
 			CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))},
@@ -67,29 +83,54 @@ func upgrade(name string) *v1.ApplicationUpgrade {
 
 func newWorld(t *testing.T, objs ...client.Object) *world {
 	c := fake.NewClientBuilder().WithScheme(testScheme()).
-		WithStatusSubresource(&v1.ApplicationUpgrade{}, &appsv1.Deployment{}).
-		WithIndex(&v1.ApplicationUpgrade{}, DeploymentRefIndex, deploymentRefs).
+		WithStatusSubresource(&v1beta1.ApplicationUpgrade{}, &appsv1.Deployment{}).
+		WithIndex(&v1beta1.ApplicationUpgrade{}, DeploymentRefIndex, deploymentRefs).
 		WithObjects(objs...).Build()
 	rec := events.NewFakeRecorder(100)
 	return &world{t: t, c: c, rec: rec, r: &ApplicationUpgradeReconciler{Client: c, Recorder: rec,
 		Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}}
 }
 
+// reconcile runs one reconcile of upgrade name and returns its phase as a
+// v1alpha1 client sees it (the stored v1beta1 object converted down).
 func (w *world) reconcile(name string) v1.Phase {
+	w.t.Helper()
+	w.pass(name)
+	return w.alpha(name).Status.Phase
+}
+
+// pass runs one reconcile of upgrade name and returns the v1beta1 object.
+func (w *world) pass(name string) *v1beta1.ApplicationUpgrade {
 	w.t.Helper()
 	_, err := w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}})
 	require.NoError(w.t, err)
-	var u v1.ApplicationUpgrade
+	return w.beta(name)
+}
+
+func (w *world) beta(name string) *v1beta1.ApplicationUpgrade {
+	w.t.Helper()
+	var u v1beta1.ApplicationUpgrade
 	require.NoError(w.t, w.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &u))
-	return u.Status.Phase
+	return &u
+}
+
+// alpha is upgrade name converted to v1alpha1 (ConvertFrom), as the
+// conversion webhook serves it to a v1alpha1 client.
+func (w *world) alpha(name string) *v1.ApplicationUpgrade {
+	w.t.Helper()
+	var a v1.ApplicationUpgrade
+	require.NoError(w.t, a.ConvertFrom(w.beta(name)))
+	return &a
 }
 
 func (w *world) get(name string) (*appsv1.Deployment, *v1.ApplicationUpgrade) {
 	var d appsv1.Deployment
 	require.NoError(w.t, w.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &d))
-	var u v1.ApplicationUpgrade
-	_ = w.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "upgrade-v2"}, &u)
-	return &d, &u
+	var u v1beta1.ApplicationUpgrade
+	if err := w.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "upgrade-v2"}, &u); err != nil {
+		return &d, nil
+	}
+	return &d, w.alpha("upgrade-v2")
 }
 
 // rollOut plays the Deployment controller finishing a rollout of d's current
@@ -200,9 +241,9 @@ func TestReconcileWalksThePhasesInOrder(t *testing.T) {
 
 func TestReconcileConfigErrors(t *testing.T) {
 	twoContainers := deployment("job-worker", "worker", "w:v1", corev1.Container{Name: "sidecar", Image: "s:v1"})
-	noName := upgrade("upgrade-v2")
+	noName := alphaUpgrade("upgrade-v2")
 	noName.Spec.Worker.ContainerName = ""
-	unknown := upgrade("upgrade-v2")
+	unknown := alphaUpgrade("upgrade-v2")
 	unknown.Spec.Worker.ContainerName = "nope"
 	cases := []struct {
 		name    string
@@ -211,11 +252,11 @@ func TestReconcileConfigErrors(t *testing.T) {
 		message string
 	}{
 		{"C12 missing worker deployment", []client.Object{deployment("job-api", "api", "a:v1"), upgrade("upgrade-v2")}, nil,
-			"worker: deployment job-system/job-worker not found: create it or fix spec.worker.deploymentRef.name"},
-		{"C11 two containers without containerName", []client.Object{twoContainers, deployment("job-api", "api", "a:v1"), noName}, nil,
-			"worker: deployment job-system/job-worker has 2 containers (worker, sidecar): set spec.worker.containerName to one of them"},
-		{"unknown container", []client.Object{twoContainers, deployment("job-api", "api", "a:v1"), unknown}, nil,
-			`worker: deployment job-system/job-worker has no container "nope" (containers: worker, sidecar): fix spec.worker.containerName`},
+			"worker: deployment job-system/job-worker not found: create it or fix spec.components[worker].deploymentRef"},
+		{"C11 two containers without containerName", []client.Object{twoContainers, deployment("job-api", "api", "a:v1"), toHub(noName)}, nil,
+			"worker: deployment job-system/job-worker has 2 containers (worker, sidecar): set spec.components[worker].containerName to one of them"},
+		{"unknown container", []client.Object{twoContainers, deployment("job-api", "api", "a:v1"), toHub(unknown)}, nil,
+			`worker: deployment job-system/job-worker has no container "nope" (containers: worker, sidecar): fix spec.components[worker].containerName`},
 		{"namespace outside --watch-namespaces", []client.Object{deployment("job-worker", "worker", "w:v1"), deployment("job-api", "api", "a:v1"), upgrade("upgrade-v2")},
 			[]string{"other"}, `namespace "job-system", which this operator does not watch (--watch-namespaces=other)`},
 	}
@@ -225,9 +266,9 @@ func TestReconcileConfigErrors(t *testing.T) {
 			w.r.WatchNamespaces = tc.watched
 			assert.Equal(t, v1.PhasePending, w.reconcile("upgrade-v2"))
 			assert.Equal(t, v1.PhaseFailed, w.reconcile("upgrade-v2"))
-			var u v1.ApplicationUpgrade
-			require.NoError(t, w.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "upgrade-v2"}, &u))
+			u := w.alpha("upgrade-v2")
 			assert.Contains(t, u.Status.Message, tc.message)
+			assert.Equal(t, "ConfigurationError", findCondition(u.Status.Conditions, v1.ConditionReady).Reason)
 			stalled := findCondition(u.Status.Conditions, v1.ConditionStalled)
 			require.NotNil(t, stalled)
 			assert.Equal(t, metav1.ConditionTrue, stalled.Status)
@@ -242,19 +283,17 @@ func TestReconcileConfigErrors(t *testing.T) {
 
 func TestReconcileFailedRecoversAfterSpecFix(t *testing.T) {
 	w := newWorld(t, deployment("job-worker", "worker", "w:v1"), deployment("job-api", "api", "a:v1"), upgrade("upgrade-v2"))
-	var u v1.ApplicationUpgrade
-	key := client.ObjectKey{Namespace: ns, Name: "upgrade-v2"}
-	require.NoError(t, w.c.Get(context.Background(), key, &u))
-	u.Spec.Worker.DeploymentRef.Name = "missing"
+	u := w.beta("upgrade-v2")
+	u.Spec.Components[0].DeploymentRef.Name = "missing"
 	u.Generation = 1
-	require.NoError(t, w.c.Update(context.Background(), &u))
+	require.NoError(t, w.c.Update(context.Background(), u))
 	w.reconcile("upgrade-v2")
 	require.Equal(t, v1.PhaseFailed, w.reconcile("upgrade-v2"))
 
-	require.NoError(t, w.c.Get(context.Background(), key, &u))
-	u.Spec.Worker.DeploymentRef.Name = "job-worker"
+	u = w.beta("upgrade-v2")
+	u.Spec.Components[0].DeploymentRef.Name = "job-worker"
 	u.Generation = 2 // the API server bumps it on a spec change
-	require.NoError(t, w.c.Update(context.Background(), &u))
+	require.NoError(t, w.c.Update(context.Background(), u))
 	assert.Equal(t, v1.PhasePending, w.reconcile("upgrade-v2"))
 	assert.Equal(t, v1.PhaseUpgradingWorkers, w.reconcile("upgrade-v2"))
 }
@@ -263,14 +302,17 @@ func TestReconcileHoldsWhenAnOlderUpgradeClaimsTheDeployment(t *testing.T) {
 	older := upgrade("first")
 	newer := upgrade("second")
 	newer.CreationTimestamp = metav1.NewTime(older.CreationTimestamp.Add(time.Minute))
-	newer.Spec.Worker.Image = "registry.example.com/job-worker:v3.0.0"
+	newer.Spec.Components[0].Image = "registry.example.com/job-worker:v3.0.0"
 	w := newWorld(t, deployment("job-worker", "worker", "w:v1"), deployment("job-api", "api", "a:v1"), older, newer)
 	w.reconcile("first")
 	w.reconcile("second")
 	assert.Equal(t, v1.PhasePending, w.reconcile("second"), "held")
-	var u v1.ApplicationUpgrade
-	require.NoError(t, w.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "second"}, &u))
+	u := w.alpha("second")
 	assert.Contains(t, u.Status.Message, "ApplicationUpgrade job-system/first")
+	assert.Equal(t, "DeploymentClaimed", findCondition(u.Status.Conditions, v1.ConditionReady).Reason)
+	var d appsv1.Deployment
+	require.NoError(t, w.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "job-worker"}, &d))
+	assert.Equal(t, "w:v1", d.Spec.Template.Spec.Containers[0].Image, "held without writing")
 }
 
 // TestHeldUpgradeIsWokenWhenItsHolderFinishes: a held upgrade has nothing of
@@ -283,20 +325,19 @@ func TestHeldUpgradeIsWokenWhenItsHolderFinishes(t *testing.T) {
 	older := upgrade("first")
 	newer := upgrade("second")
 	newer.CreationTimestamp = metav1.NewTime(older.CreationTimestamp.Add(time.Minute))
-	newer.Spec.Worker.Image = "registry.example.com/job-worker:v3.0.0"
+	newer.Spec.Components[0].Image = "registry.example.com/job-worker:v3.0.0"
 	other := upgrade("elsewhere")
-	other.Spec.Worker.DeploymentRef.Name, other.Spec.API.DeploymentRef.Name = "other-worker", "other-api"
+	other.Spec.Components[0].DeploymentRef.Name, other.Spec.Components[1].DeploymentRef.Name = "other-worker", "other-api"
 	w := newWorld(t, deployment("job-worker", "worker", "w:v1"), deployment("job-api", "api", "a:v1"), older, newer, other)
 	w.reconcile("first")
 	w.reconcile("second")
 	require.Equal(t, v1.PhasePending, w.reconcile("second"), "held")
 
-	var first v1.ApplicationUpgrade
-	require.NoError(t, w.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "first"}, &first))
-	first.Status.Phase = v1.PhaseCompleted
-	require.NoError(t, w.c.Status().Update(context.Background(), &first))
+	first := w.beta("first")
+	first.Status.Phase = v1beta1.PhaseCompleted
+	require.NoError(t, w.c.Status().Update(context.Background(), first))
 
-	reqs := Mapper{Reader: w.c}.Upgrade(context.Background(), &first)
+	reqs := Mapper{Reader: w.c}.Upgrade(context.Background(), first)
 	assert.Equal(t, []ctrl.Request{{NamespacedName: client.ObjectKey{Namespace: ns, Name: "second"}}}, reqs,
 		"the holder's change wakes the upgrade it holds, not itself nor upgrades of other Deployments")
 	assert.Equal(t, v1.PhaseUpgradingWorkers, w.reconcile("second"), "released")

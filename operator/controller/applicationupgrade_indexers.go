@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -9,28 +10,35 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 )
 
 // DeploymentRefIndex is the field index on ApplicationUpgrades holding the
-// names of the Deployments they reference (worker and API), in the
-// upgrade's own namespace. It turns a Deployment or pod event into the
-// upgrades to reconcile without listing every upgrade.
-const DeploymentRefIndex = "spec.deploymentRefs.name"
+// Deployments their components reference, each as "namespace/name" (a
+// reference without a namespace means the upgrade's own). It turns a
+// Deployment, ReplicaSet or pod event into the upgrades to reconcile
+// without listing every upgrade, across namespaces.
+const DeploymentRefIndex = "spec.components.deploymentRef"
 
-// deploymentRefs is the DeploymentRefIndex extractor.
+// deploymentRefs is the DeploymentRefIndex extractor: "namespace/name" of
+// every component's Deployment, in spec order.
 func deploymentRefs(obj client.Object) []string {
-	u, ok := obj.(*upgradesv1alpha1.ApplicationUpgrade)
+	u, ok := obj.(*v1beta1.ApplicationUpgrade)
 	if !ok {
 		return nil
 	}
-	return []string{u.Spec.Worker.DeploymentRef.Name, u.Spec.API.DeploymentRef.Name}
+	refs := make([]string, 0, len(u.Spec.Components))
+	for i := range u.Spec.Components {
+		c := &u.Spec.Components[i]
+		refs = append(refs, c.DeploymentNamespace(u.Namespace)+"/"+c.DeploymentRef.Name)
+	}
+	return refs
 }
 
 // SetupIndexes registers DeploymentRefIndex with indexer (a manager's field
 // indexer, or the simulator's). It returns the indexer's error.
 func SetupIndexes(ctx context.Context, indexer client.FieldIndexer) error {
-	return indexer.IndexField(ctx, &upgradesv1alpha1.ApplicationUpgrade{}, DeploymentRefIndex, deploymentRefs)
+	return indexer.IndexField(ctx, &v1beta1.ApplicationUpgrade{}, DeploymentRefIndex, deploymentRefs)
 }
 
 // Mapper turns events of Deployments, ReplicaSets and pods into requests for
@@ -40,10 +48,10 @@ type Mapper struct {
 	Reader client.Reader
 }
 
-// upgradesFor lists the upgrades in namespace referencing Deployment name.
+// upgradesFor lists the upgrades (in any namespace) referencing Deployment namespace/name.
 func (m Mapper) upgradesFor(ctx context.Context, namespace, name string) []reconcile.Request {
-	var list upgradesv1alpha1.ApplicationUpgradeList
-	if err := m.Reader.List(ctx, &list, client.InNamespace(namespace), client.MatchingFields{DeploymentRefIndex: name}); err != nil {
+	var list v1beta1.ApplicationUpgradeList
+	if err := m.Reader.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: namespace + "/" + name}); err != nil {
 		return nil
 	}
 	reqs := make([]reconcile.Request, 0, len(list.Items))
@@ -60,8 +68,9 @@ func (m Mapper) upgradesFor(ctx context.Context, namespace, name string) []recon
 func (m Mapper) Upgrade(ctx context.Context, obj client.Object) []reconcile.Request {
 	var reqs []reconcile.Request
 	seen := map[types.NamespacedName]bool{{Namespace: obj.GetNamespace(), Name: obj.GetName()}: true}
-	for _, dep := range deploymentRefs(obj) {
-		for _, r := range m.upgradesFor(ctx, obj.GetNamespace(), dep) {
+	for _, key := range deploymentRefs(obj) {
+		ns, name, _ := strings.Cut(key, "/")
+		for _, r := range m.upgradesFor(ctx, ns, name) {
 			if !seen[r.NamespacedName] {
 				seen[r.NamespacedName] = true
 				reqs = append(reqs, r)

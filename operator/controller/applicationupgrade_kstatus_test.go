@@ -12,13 +12,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 )
 
 // kstatusOf runs kstatus (what Flux healthChecks, kubectl wait and
 // cli-utils' appliers use) on the ApplicationUpgrade as stored.
 func (w *world) kstatusOf(name string) status.Status {
 	w.t.Helper()
-	var u v1.ApplicationUpgrade
+	var u v1beta1.ApplicationUpgrade
 	require.NoError(w.t, w.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &u))
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&u)
 	require.NoError(w.t, err)
@@ -78,13 +79,10 @@ func TestKstatusFailedAndRestarted(t *testing.T) {
 
 	// A spec change bumps the generation: until the operator observes it,
 	// kstatus says InProgress (not the stale Failed), then the new run is InProgress.
-	var u v1.ApplicationUpgrade
-	key := client.ObjectKey{Namespace: ns, Name: "upgrade-v2"}
-	require.NoError(t, w.c.Get(context.Background(), key, &u))
-	u.Spec.Worker.DeploymentRef.Name = "job-api"
-	u.Spec.Worker.ContainerName = "api"
+	u := w.beta("upgrade-v2")
+	u.Spec.Components[0].DeploymentRef.Name = "job-api2"
 	u.Generation = 2
-	require.NoError(t, w.c.Update(context.Background(), &u))
+	require.NoError(t, w.c.Update(context.Background(), u))
 	assert.Equal(t, status.InProgressStatus, w.kstatusOf("upgrade-v2"))
 	assert.Equal(t, v1.PhasePending, w.reconcile("upgrade-v2"))
 	assert.Equal(t, status.InProgressStatus, w.kstatusOf("upgrade-v2"))

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -9,7 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 )
 
 // Metrics of the ApplicationUpgrade controller, served on the manager's
@@ -17,23 +19,23 @@ import (
 var (
 	phaseDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "upgrade_operator_applicationupgrade_phase_duration_seconds",
-		Help:    "Seconds an ApplicationUpgrade spent in a phase, observed when it leaves the phase.",
+		Help:    "Seconds an ApplicationUpgrade spent in a phase (Pending, Progressing), observed when it leaves the phase.",
 		Buckets: prometheus.ExponentialBuckets(0.5, 2, 14), // 0.5 s … ~68 min
 	}, []string{"phase"})
 	handoff = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "upgrade_operator_applicationupgrade_handoff_seconds",
-		Help: "Seconds from the reconcile that found the worker fully rolled out (every old pod gone) to the API image write.",
+		Help: "Seconds from the reconcile that found a component's last dependency fully rolled out (every old pod gone) to the component's image write, measured in-process with the reconciler's clock.",
 		// 1 ms … ~65 s
 		Buckets: prometheus.ExponentialBuckets(0.001, 2, 17),
 	})
 	imageWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "upgrade_operator_applicationupgrade_image_writes_total",
-		Help: "Image writes to Deployments, by component (worker, api).",
+		Help: "Image writes to Deployments, by component name (spec.components[].name).",
 	}, []string{"component"})
 )
 
 var phases = &phaseCollector{desc: prometheus.NewDesc("upgrade_operator_applicationupgrades",
-	"ApplicationUpgrades by phase.", []string{"phase"}, nil)}
+	"ApplicationUpgrades by phase (v1beta1: Pending, Progressing, Completed, Failed).", []string{"phase"}, nil)}
 
 func init() {
 	metrics.Registry.MustRegister(phaseDuration, handoff, imageWrites, phases)
@@ -62,14 +64,12 @@ func (c *phaseCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	var list upgradesv1alpha1.ApplicationUpgradeList
+	var list v1beta1.ApplicationUpgradeList
 	if err := (*r).List(ctx, &list); err != nil {
 		return
 	}
-	counts := map[upgradesv1alpha1.Phase]int{}
-	for _, p := range []upgradesv1alpha1.Phase{upgradesv1alpha1.PhasePending, upgradesv1alpha1.PhaseUpgradingWorkers,
-		upgradesv1alpha1.PhaseWaitingForWorkers, upgradesv1alpha1.PhaseUpgradingAPI, upgradesv1alpha1.PhaseWaitingForAPI,
-		upgradesv1alpha1.PhaseCompleted, upgradesv1alpha1.PhaseFailed} {
+	counts := map[v1beta1.Phase]int{}
+	for _, p := range []v1beta1.Phase{v1beta1.PhasePending, v1beta1.PhaseProgressing, v1beta1.PhaseCompleted, v1beta1.PhaseFailed} {
 		counts[p] = 0
 	}
 	for _, u := range list.Items {
@@ -82,18 +82,45 @@ func (c *phaseCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// observeTransition records the duration of the phase being left and, for
-// an API write, the handoff from the UpgradingAPI phase's start.
-func observeTransition(prev *upgradesv1alpha1.ApplicationUpgradeStatus, next upgradesv1alpha1.Phase, now time.Time) {
+// observeTransition records the duration of the upgrade phase being left.
+func observeTransition(prev *v1beta1.ApplicationUpgradeStatus, next v1beta1.Phase, now time.Time) {
 	if prev.Phase == "" || prev.Phase == next || prev.PhaseStartTime == nil {
 		return
 	}
 	phaseDuration.WithLabelValues(string(prev.Phase)).Observe(now.Sub(prev.PhaseStartTime.Time).Seconds())
 }
 
-func observeWrite(component string, prev *upgradesv1alpha1.ApplicationUpgradeStatus, now time.Time) {
+// readyMarks holds, per upgrade UID and component, when this process first
+// saw the component's last dependency rolled out: the handoff metric's
+// start. It is process-wide (reconcilers are copied by value in tests).
+var readyMarks sync.Map
+
+// markReady notes, for the handoff metric, when this process first decided
+// a component Upgrading because its dependencies rolled out; a component
+// back at Pending, or a finished upgrade, forgets its mark. Marks live in
+// memory only: after a restart the next handoff of a component already
+// marked before it is not observed.
+func (r *ApplicationUpgradeReconciler) markReady(u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan appupgrade.Plan) {
+	deps := map[string]int{}
+	for _, c := range u.Spec.Components {
+		deps[c.Name] = len(c.DependsOn)
+	}
+	for _, c := range plan.Components {
+		key := string(u.UID) + "/" + c.Name
+		switch {
+		case c.Phase == v1beta1.ComponentUpgrading && c.Reason == appupgrade.ReasonDependenciesRolled && deps[c.Name] > 0:
+			readyMarks.LoadOrStore(key, r.now())
+		case c.Phase == v1beta1.ComponentPending || c.Phase.Terminal() || plan.Phase.Terminal():
+			readyMarks.Delete(key)
+		}
+	}
+}
+
+// observeWrite counts an image write of component and, when its
+// dependencies were seen rolled out by this process, the handoff.
+func (r *ApplicationUpgradeReconciler) observeWrite(u *v1beta1.ApplicationUpgrade, component string) {
 	imageWrites.WithLabelValues(component).Inc()
-	if component == "api" && prev.Phase == upgradesv1alpha1.PhaseUpgradingAPI && prev.PhaseStartTime != nil {
-		handoff.Observe(now.Sub(prev.PhaseStartTime.Time).Seconds())
+	if at, ok := readyMarks.LoadAndDelete(string(u.UID) + "/" + component); ok {
+		handoff.Observe(r.now().Sub(at.(time.Time)).Seconds())
 	}
 }

@@ -13,30 +13,49 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 	"github.com/lunadas/upgrade-operator/operator/rollout"
 )
 
+// observeGraph reads every component of u. A terminal upgrade whose spec
+// has not changed is not observed: Decide keeps its phases.
+func (r *ApplicationUpgradeReconciler) observeGraph(ctx context.Context, u *v1beta1.ApplicationUpgrade) (appupgrade.Graph, error) {
+	g := appupgrade.Graph{Upgrade: u}
+	if u.Status.Phase.Terminal() && u.Generation == u.Status.ObservedGeneration {
+		return g, nil
+	}
+	for i := range u.Spec.Components {
+		c, err := r.observe(ctx, u, u.Spec.Components[i])
+		if err != nil {
+			return g, err
+		}
+		g.Components = append(g.Components, c)
+	}
+	var err error
+	g.ClaimedBy, err = r.claimedBy(ctx, u)
+	return g, err
+}
+
 // observe reads one component: its Deployment, the container to upgrade,
 // and — when the Deployment is usable — its ReplicaSets and pods for the
 // rollout assessment. A returned error is transient (for backoff); terminal
-// configuration problems land in Observed.ConfigError.
-func (r *ApplicationUpgradeReconciler) observe(ctx context.Context, u *upgradesv1alpha1.ApplicationUpgrade, name string, spec upgradesv1alpha1.ComponentSpec) (appupgrade.Observed, error) {
-	field := "spec." + name
-	o := appupgrade.Observed{Name: name, Spec: spec, Key: types.NamespacedName{Namespace: u.Namespace, Name: spec.DeploymentRef.Name}}
-	if !r.watched(u.Namespace) {
-		o.ConfigError = fmt.Errorf("deployment %s is in namespace %q, which this operator does not watch (--watch-namespaces=%s): add the namespace to the flag",
-			o.Key, u.Namespace, strings.Join(r.WatchNamespaces, ","))
+// configuration problems land in Component.ConfigError.
+func (r *ApplicationUpgradeReconciler) observe(ctx context.Context, u *v1beta1.ApplicationUpgrade, spec v1beta1.Component) (appupgrade.Component, error) {
+	field := "spec.components[" + spec.Name + "]"
+	o := appupgrade.Component{Spec: spec, Key: types.NamespacedName{Namespace: spec.DeploymentNamespace(u.Namespace), Name: spec.DeploymentRef.Name}}
+	if !r.watched(o.Key.Namespace) {
+		o.ConfigError = fmt.Errorf("deployment %s is in namespace %q, which this operator does not watch (--watch-namespaces=%s): add the namespace to the flag or fix %s.deploymentRef.namespace",
+			o.Key, o.Key.Namespace, strings.Join(r.WatchNamespaces, ","), field)
 		return o, nil
 	}
 	var d appsv1.Deployment
 	if err := r.Client.Get(ctx, o.Key, &d); err != nil {
 		if apierrors.IsNotFound(err) {
-			o.ConfigError = fmt.Errorf("deployment %s not found: create it or fix %s.deploymentRef.name", o.Key, field)
+			o.ConfigError = fmt.Errorf("deployment %s not found: create it or fix %s.deploymentRef", o.Key, field)
 			return o, nil
 		}
-		return o, fmt.Errorf("get deployment %s: %w", o.Key, err)
+		return o, fmt.Errorf("get deployment %s of component %s: %w", o.Key, spec.Name, err)
 	}
 	o.Deployment = &d
 	container, err := resolveContainer(&d, spec.ContainerName, field)
@@ -102,27 +121,37 @@ func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Dep
 	return assess(d, rss.Items, pods.Items, r.AssessOptions), nil
 }
 
-// claimedBy returns namespace/name of an older unfinished ApplicationUpgrade
-// referencing the worker or API Deployment of u, or "".
-func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *upgradesv1alpha1.ApplicationUpgrade) (string, error) {
-	for _, dep := range deploymentRefs(u) {
-		var list upgradesv1alpha1.ApplicationUpgradeList
-		if err := r.Client.List(ctx, &list, client.InNamespace(u.Namespace), client.MatchingFields{DeploymentRefIndex: dep}); err != nil {
-			return "", fmt.Errorf("list upgrades referencing deployment %s/%s: %w", u.Namespace, dep, err)
+// claimedBy returns namespace/name of the oldest unfinished
+// ApplicationUpgrade, older than u, that references one of u's Deployments
+// (in any namespace), or "". The admission webhook refuses such overlaps;
+// this is the controller's own guard for objects that got past it.
+func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1.ApplicationUpgrade) (string, error) {
+	var holder *v1beta1.ApplicationUpgrade
+	for _, key := range deploymentRefs(u) {
+		var list v1beta1.ApplicationUpgradeList
+		if err := r.Client.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}); err != nil {
+			return "", fmt.Errorf("list upgrades referencing deployment %s: %w", key, err)
 		}
 		for i := range list.Items {
 			other := &list.Items[i]
-			if other.UID != u.UID && !other.Status.Phase.Terminal() && other.DeletionTimestamp == nil && older(other, u) {
-				return other.Namespace + "/" + other.Name, nil
+			if other.UID != u.UID && !other.Status.Phase.Terminal() && other.DeletionTimestamp == nil && older(other, u) &&
+				(holder == nil || older(other, holder)) {
+				holder = other.DeepCopy()
 			}
 		}
 	}
-	return "", nil
+	if holder == nil {
+		return "", nil
+	}
+	return holder.Namespace + "/" + holder.Name, nil
 }
 
-func older(a, b *upgradesv1alpha1.ApplicationUpgrade) bool {
+func older(a, b *v1beta1.ApplicationUpgrade) bool {
 	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
 		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
 	}
 	return a.Name < b.Name
 }

@@ -9,11 +9,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 )
 
 // SetupWithManager registers the field index and the watches: the
-// ApplicationUpgrades themselves and, through DeploymentRefIndex, the other
+// ApplicationUpgrades themselves (v1beta1, the storage version; v1alpha1
+// objects reach it through the conversion webhook) and, through DeploymentRefIndex, the other
 // upgrades of the same Deployments (a held upgrade starts as soon as the one
 // holding it finishes), Deployments, ReplicaSets and pods. Pods are watched so that an old pod's
 // final deletion wakes the reconciler at once, without polling.
@@ -30,8 +31,8 @@ func (r *ApplicationUpgradeReconciler) SetupWithManagerAs(ctx context.Context, m
 	}
 	m := Mapper{Reader: mgr.GetClient()}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&upgradesv1alpha1.ApplicationUpgrade{}).
-		Watches(&upgradesv1alpha1.ApplicationUpgrade{}, handler.EnqueueRequestsFromMapFunc(m.Upgrade)).
+		For(&v1beta1.ApplicationUpgrade{}).
+		Watches(&v1beta1.ApplicationUpgrade{}, handler.EnqueueRequestsFromMapFunc(m.Upgrade)).
 		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(m.Deployment)).
 		Watches(&appsv1.ReplicaSet{}, handler.EnqueueRequestsFromMapFunc(m.ReplicaSet)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(m.Pod)).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -12,72 +11,144 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 )
 
-// patchStatus records step in u's status (phase, message, observed images,
-// observedGeneration, conditions) with one optimistic-locked patch, when
-// anything changed, and emits the transition's event.
-func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *upgradesv1alpha1.ApplicationUpgrade, s appupgrade.State, step appupgrade.Step, writtenGen int64) error {
+// patchStatus records plan in u's status — phase, message, rolledOut, one
+// entry per component (wave, phase, image, writtenGeneration, message),
+// observedGeneration, phaseStartTime and the three conditions — with one
+// optimistic-locked patch when anything changed, then emits the events of
+// the phase changes. written holds the generation each image write of this
+// pass produced, by component.
+func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan appupgrade.Plan, written map[string]int64) error {
 	next := u.DeepCopy()
 	st := &next.Status
-	st.Phase, st.Message, st.ObservedGeneration = step.Phase, step.Message, u.Generation
-	if s.Worker.Name != "" {
-		st.Worker = componentStatus(s.Worker, step.Write, u.Status.Worker.WrittenGeneration, writtenGen)
-		st.API = componentStatus(s.API, step.Write, u.Status.API.WrittenGeneration, writtenGen)
-	}
+	st.Phase, st.Message, st.ObservedGeneration = plan.Phase, plan.Message, u.Generation
+	st.Components = componentStatuses(u.Status, g, plan, written)
+	st.RolledOut = rolledOut(st.Components)
 	now := metav1.NewTime(r.now())
-	if step.Phase != u.Status.Phase || st.PhaseStartTime == nil {
+	if st.PhaseStartTime == nil || phasesChanged(u.Status, *st) {
 		st.PhaseStartTime = &now
 	}
-	setReadyCondition(st, step, u.Generation, now)
-	setProgressingCondition(st, step, u.Generation, now)
-	setStalledCondition(st, step, u.Generation, now)
+	reason := conditionReason(g, plan)
+	setReadyCondition(st, reason, u.Generation, now)
+	setProgressingCondition(st, reason, u.Generation, now)
+	setStalledCondition(st, reason, u.Generation, now)
 	if apiequality.Semantic.DeepEqual(u.Status, next.Status) {
 		return nil
 	}
 	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(u, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("patch status of applicationupgrade %s/%s: %w", u.Namespace, u.Name, err)
 	}
-	if step.Phase != u.Status.Phase {
-		observeTransition(&u.Status, step.Phase, now.Time)
-		r.transitionEvent(u, step)
-	}
+	observeTransition(&u.Status, plan.Phase, now.Time)
+	r.transitionEvents(u, g, plan, reason)
 	return nil
 }
 
-func (r *ApplicationUpgradeReconciler) now() time.Time {
-	if r.Clock == nil {
-		return time.Now()
-	}
-	return r.Clock.Now()
-}
-
-// transitionEvent emits the events users watch for: WorkerRolledOut,
-// Completed and Failed (image writes emit WorkerPatched / APIPatched).
-func (r *ApplicationUpgradeReconciler) transitionEvent(u *upgradesv1alpha1.ApplicationUpgrade, step appupgrade.Step) {
-	switch step.Phase {
-	case upgradesv1alpha1.PhaseUpgradingAPI:
-		if step.Reason == appupgrade.ReasonWorkerRolledOut {
-			r.event(u, corev1.EventTypeNormal, appupgrade.ReasonWorkerRolledOut, step.Message)
+// componentStatuses is the status entry of every component of plan: the
+// image observed on its Deployment, or the image this pass wrote (then with
+// the generation that write produced; otherwise the previously recorded
+// writtenGeneration is kept). Components not observed in this pass (a
+// terminal upgrade) keep their recorded image.
+func componentStatuses(prev v1beta1.ApplicationUpgradeStatus, g appupgrade.Graph, plan appupgrade.Plan, written map[string]int64) []v1beta1.ComponentStatus {
+	out := make([]v1beta1.ComponentStatus, 0, len(plan.Components))
+	for _, step := range plan.Components {
+		before := findComponentStatus(prev, step.Name)
+		cs := v1beta1.ComponentStatus{Name: step.Name, Wave: step.Wave, Phase: step.Phase, Message: step.Message,
+			Image: before.Image, WrittenGeneration: before.WrittenGeneration}
+		for _, c := range g.Components {
+			if c.Spec.Name == step.Name && (c.Deployment != nil || c.ConfigError != nil) {
+				cs.Image = c.Image
+			}
 		}
-	case upgradesv1alpha1.PhaseCompleted:
-		r.event(u, corev1.EventTypeNormal, "Completed", step.Message)
-	case upgradesv1alpha1.PhaseFailed:
-		r.event(u, corev1.EventTypeWarning, "Failed", step.Reason+": "+step.Message)
+		if gen, ok := written[step.Name]; ok {
+			cs.WrittenGeneration = gen
+			for _, w := range plan.Writes {
+				if w.Component == step.Name {
+					cs.Image = w.Image
+				}
+			}
+		}
+		cs.ShortImage = ShortImage(cs.Image)
+		out = append(out, cs)
+	}
+	return out
+}
+
+func findComponentStatus(st v1beta1.ApplicationUpgradeStatus, name string) v1beta1.ComponentStatus {
+	for _, c := range st.Components {
+		if c.Name == name {
+			return c
+		}
+	}
+	return v1beta1.ComponentStatus{}
+}
+
+// rolledOut is status.rolledOut, "rolled/total".
+func rolledOut(cs []v1beta1.ComponentStatus) string {
+	n := 0
+	for _, c := range cs {
+		if c.Phase == v1beta1.ComponentRolled {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d/%d", n, len(cs))
+}
+
+// phasesChanged reports whether the upgrade or any component changed phase.
+func phasesChanged(prev, next v1beta1.ApplicationUpgradeStatus) bool {
+	if prev.Phase != next.Phase || len(prev.Components) != len(next.Components) {
+		return true
+	}
+	for _, c := range next.Components {
+		if findComponentStatus(prev, c.Name).Phase != c.Phase {
+			return true
+		}
+	}
+	return false
+}
+
+// transitionEvents emits the events users watch for: RolledOut per
+// component reaching Rolled, Completed and Failed (image writes emit
+// ImageWritten). A v1alpha1-shaped upgrade keeps v1alpha1's reasons (see
+// legacyShape).
+func (r *ApplicationUpgradeReconciler) transitionEvents(u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan appupgrade.Plan, reason string) {
+	for _, step := range plan.Components {
+		if step.Phase != v1beta1.ComponentRolled || findComponentStatus(u.Status, step.Name).Phase == v1beta1.ComponentRolled {
+			continue
+		}
+		if evReason, note := rolledOutEvent(u, g, step.Name); evReason != "" {
+			r.event(u, corev1.EventTypeNormal, evReason, note)
+		}
+	}
+	if plan.Phase == u.Status.Phase {
+		return
+	}
+	switch plan.Phase {
+	case v1beta1.PhaseCompleted:
+		r.event(u, corev1.EventTypeNormal, "Completed", plan.Message)
+	case v1beta1.PhaseFailed:
+		r.event(u, corev1.EventTypeWarning, "Failed", reason+": "+plan.Message)
 	}
 }
 
-// componentStatus is the image observed on the Deployment, or the image
-// this very step writes to it (then with the generation that write
-// produced; otherwise the previously recorded one is kept).
-func componentStatus(o appupgrade.Observed, w *appupgrade.ImageWrite, prevGen, writtenGen int64) upgradesv1alpha1.ComponentStatus {
-	img, gen := o.Image, prevGen
-	if w != nil && w.Component == o.Name {
-		img, gen = w.Image, writtenGen
+// rolledOutEvent is the reason and note of the event for component name
+// reaching Rolled; an empty reason means no event.
+func rolledOutEvent(u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, name string) (string, string) {
+	key := ""
+	for _, c := range g.Components {
+		if c.Spec.Name == name {
+			key = c.Key.String()
+		}
 	}
-	return upgradesv1alpha1.ComponentStatus{Image: img, ShortImage: ShortImage(img), WrittenGeneration: gen}
+	if legacyShape(u) {
+		if name != legacyWorker {
+			return "", "" // v1alpha1 announced the API's rollout as Completed only
+		}
+		return ReasonWorkerRolledOut, "Worker rolled out, every old worker pod gone: upgrading API " + apiKey(u)
+	}
+	return ReasonComponentRolledOut, fmt.Sprintf("Component %s rolled out on deployment %s, every old pod gone", name, key)
 }
 
 // ShortImage drops the registry and repository path of an image reference:
@@ -97,31 +168,53 @@ func ShortImage(image string) string {
 	return ref
 }
 
+// conditionReason is the plan's reason, with v1alpha1's per-component
+// rollout failure reasons for a v1alpha1-shaped upgrade.
+func conditionReason(g appupgrade.Graph, plan appupgrade.Plan) string {
+	if plan.Phase != v1beta1.PhaseFailed || plan.Reason != appupgrade.ReasonRolloutFailed || !legacyShape(g.Upgrade) {
+		return plan.Reason
+	}
+	for _, c := range plan.Components {
+		if c.Phase == v1beta1.ComponentFailed && c.Name == legacyAPI {
+			return ReasonAPIRolloutFailed
+		}
+	}
+	return ReasonWorkerRolloutFailed
+}
+
+// reasonOr is reason, or "Unknown" when empty (a condition needs one).
+func reasonOr(reason string) string {
+	if reason == "" {
+		return "Unknown"
+	}
+	return reason
+}
+
 // setReadyCondition: Ready=True only when Completed (kstatus "Current").
-func setReadyCondition(st *upgradesv1alpha1.ApplicationUpgradeStatus, step appupgrade.Step, gen int64, now metav1.Time) {
-	c := metav1.Condition{Type: upgradesv1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: step.Reason,
-		Message: step.Message, ObservedGeneration: gen, LastTransitionTime: now}
-	if step.Phase == upgradesv1alpha1.PhaseCompleted {
+func setReadyCondition(st *v1beta1.ApplicationUpgradeStatus, reason string, gen int64, now metav1.Time) {
+	c := metav1.Condition{Type: v1beta1.ConditionReady, Status: metav1.ConditionFalse, Reason: reasonOr(reason),
+		Message: st.Message, ObservedGeneration: gen, LastTransitionTime: now}
+	if st.Phase == v1beta1.PhaseCompleted {
 		c.Status = metav1.ConditionTrue
 	}
 	meta.SetStatusCondition(&st.Conditions, c)
 }
 
 // setProgressingCondition: Progressing=True while not terminal.
-func setProgressingCondition(st *upgradesv1alpha1.ApplicationUpgradeStatus, step appupgrade.Step, gen int64, now metav1.Time) {
-	c := metav1.Condition{Type: upgradesv1alpha1.ConditionProgressing, Status: metav1.ConditionTrue, Reason: step.Reason,
-		Message: step.Message, ObservedGeneration: gen, LastTransitionTime: now}
-	if step.Phase.Terminal() {
+func setProgressingCondition(st *v1beta1.ApplicationUpgradeStatus, reason string, gen int64, now metav1.Time) {
+	c := metav1.Condition{Type: v1beta1.ConditionProgressing, Status: metav1.ConditionTrue, Reason: reasonOr(reason),
+		Message: st.Message, ObservedGeneration: gen, LastTransitionTime: now}
+	if st.Phase.Terminal() {
 		c.Status = metav1.ConditionFalse
 	}
 	meta.SetStatusCondition(&st.Conditions, c)
 }
 
 // setStalledCondition: Stalled=True when Failed (kstatus "Failed").
-func setStalledCondition(st *upgradesv1alpha1.ApplicationUpgradeStatus, step appupgrade.Step, gen int64, now metav1.Time) {
-	c := metav1.Condition{Type: upgradesv1alpha1.ConditionStalled, Status: metav1.ConditionFalse, Reason: step.Reason,
-		Message: step.Message, ObservedGeneration: gen, LastTransitionTime: now}
-	if step.Phase == upgradesv1alpha1.PhaseFailed {
+func setStalledCondition(st *v1beta1.ApplicationUpgradeStatus, reason string, gen int64, now metav1.Time) {
+	c := metav1.Condition{Type: v1beta1.ConditionStalled, Status: metav1.ConditionFalse, Reason: reasonOr(reason),
+		Message: st.Message, ObservedGeneration: gen, LastTransitionTime: now}
+	if st.Phase == v1beta1.PhaseFailed {
 		c.Status = metav1.ConditionTrue
 	}
 	meta.SetStatusCondition(&st.Conditions, c)

@@ -24,6 +24,7 @@ import (
 
 	starlingxv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 )
 
@@ -65,11 +66,14 @@ type Options struct {
 // DefaultLeaderElectionID is the Lease name used for leader election.
 const DefaultLeaderElectionID = "upgrade-operator.lunadas.dev"
 
-// NewScheme returns a scheme with the built-in types and every API of this operator.
+// NewScheme returns a scheme with the built-in types and every API of this
+// operator: upgrades.lunadas.dev v1alpha1 and v1beta1 (the storage version
+// and conversion hub; the reconciler reads v1beta1) and starlingx.io.
 func NewScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(upgradesv1alpha1.AddToScheme(s))
+	utilruntime.Must(upgradesv1beta1.AddToScheme(s))
 	utilruntime.Must(starlingxv1alpha1.AddToScheme(s))
 	return s
 }

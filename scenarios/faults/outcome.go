@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
-	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/scenarios/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
@@ -54,9 +53,9 @@ func (s *targetSpec) expect() Expectation {
 	case s.deleted:
 		return Expectation{State: ExpectDeleted, Why: "the upgrade was deleted"}
 	case badImage(s.worker):
-		return Expectation{State: ExpectFailed, Reason: appupgrade.ReasonWorkerRolloutFail, Why: "worker image " + s.worker + " cannot roll out"}
+		return Expectation{State: ExpectFailed, Reason: controller.ReasonWorkerRolloutFailed, Why: "worker image " + s.worker + " cannot roll out"}
 	case badImage(s.api):
-		return Expectation{State: ExpectFailed, Reason: appupgrade.ReasonAPIRolloutFail, Why: "API image " + s.api + " cannot roll out"}
+		return Expectation{State: ExpectFailed, Reason: controller.ReasonAPIRolloutFailed, Why: "API image " + s.api + " cannot roll out"}
 	}
 	return Expectation{State: ExpectCompleted}
 }

@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/operator/rollout"
@@ -109,10 +110,11 @@ var IgnoreTerminatingPods = Mutant{
 	Description: "the pod list without terminating pods, and no terminatingReplicas",
 }
 
-// TwoTransitions takes a second transition in the same reconcile, on the
-// state it assumes its first one produced: after writing the worker image
-// it re-decides with the worker "at the target" but with the rollout
-// verdict read before the write.
+// TwoTransitions takes a second decision in the same reconcile, on the
+// state it assumes its first one produced: after writing an image it
+// re-decides with that component "at the target" but with the rollout
+// verdict read before the write — so a dependent is moved to Upgrading
+// (v1alpha1: UpgradingAPI) one pass early, on a rollout never observed.
 var TwoTransitions = Mutant{
 	Policy: cluster.Policy{Name: "two-transitions", Customize: func(r *controller.ApplicationUpgradeReconciler) {
 		r.DecideFunc = twoSteps
@@ -120,26 +122,27 @@ var TwoTransitions = Mutant{
 	Description: "two transitions per reconcile, the second on the observation taken before the first's write",
 }
 
-func twoSteps(s appupgrade.State) appupgrade.Step {
-	first := appupgrade.Next(s)
-	if first.Phase.Terminal() || first.Phase == s.Upgrade.Status.Phase {
+func twoSteps(g appupgrade.Graph) appupgrade.Plan {
+	first := appupgrade.Decide(g)
+	if first.Phase.Terminal() || len(first.Writes) == 0 {
 		return first
 	}
-	u := s.Upgrade.DeepCopy()
+	u := g.Upgrade.DeepCopy()
 	u.Status.Phase, u.Status.ObservedGeneration = first.Phase, u.Generation
-	next := s
-	next.Upgrade = u
-	if w := first.Write; w != nil {
-		if w.Component == appupgrade.Worker {
-			next.Worker.Image = w.Image
-		} else {
-			next.API.Image = w.Image
+	u.Status.Components = nil
+	for _, c := range first.Components {
+		u.Status.Components = append(u.Status.Components, v1beta1.ComponentStatus{Name: c.Name, Wave: c.Wave, Phase: c.Phase})
+	}
+	next := appupgrade.Graph{Upgrade: u, ClaimedBy: g.ClaimedBy, Components: append([]appupgrade.Component(nil), g.Components...)}
+	for _, w := range first.Writes {
+		for i := range next.Components {
+			if next.Components[i].Spec.Name == w.Component {
+				next.Components[i].Image = w.Image
+			}
 		}
 	}
-	second := appupgrade.Next(next)
-	if first.Write != nil {
-		second.Write = first.Write // at most one write per reconcile: the first step's
-	}
+	second := appupgrade.Decide(next)
+	second.Writes = first.Writes // at most one write per component: the first decision's
 	return second
 }
 

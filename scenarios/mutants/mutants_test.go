@@ -6,27 +6,35 @@ import (
 	"github.com/stretchr/testify/assert"
 	"k8s.io/apimachinery/pkg/types"
 
-	v1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 	"github.com/lunadas/upgrade-operator/operator/rollout"
 )
 
-// TestTwoStepsClaimsTheWorkerRolledRightAfterWritingIt: from UpgradingWorkers,
-// the mutant writes the worker and, on the verdict read before that write
-// (the old template, rolled), moves on to UpgradingAPI in the same reconcile.
+// TestTwoStepsClaimsTheWorkerRolledRightAfterWritingIt: with the worker
+// Upgrading, the mutant writes the worker and, on the verdict read before
+// that write (the old template, rolled), moves the API to Upgrading in the
+// same reconcile (v1alpha1: UpgradingAPI).
 func TestTwoStepsClaimsTheWorkerRolledRightAfterWritingIt(t *testing.T) {
-	u := &v1.ApplicationUpgrade{}
-	u.Generation, u.Status.ObservedGeneration, u.Status.Phase = 1, 1, v1.PhaseUpgradingWorkers
-	u.Spec.Worker.Image, u.Spec.API.Image = "w:2", "a:2"
+	u := &v1beta1.ApplicationUpgrade{}
+	u.Generation, u.Status.ObservedGeneration, u.Status.Phase = 1, 1, v1beta1.PhaseProgressing
+	u.Spec.Components = []v1beta1.Component{
+		{Name: "worker", DeploymentRef: v1beta1.DeploymentReference{Name: "w"}, Image: "w:2"},
+		{Name: "api", DeploymentRef: v1beta1.DeploymentReference{Name: "a"}, Image: "a:2", DependsOn: []string{"worker"}},
+	}
+	u.Status.Components = []v1beta1.ComponentStatus{{Name: "worker", Phase: v1beta1.ComponentUpgrading}, {Name: "api", Wave: 1, Phase: v1beta1.ComponentPending}}
 	rolled := rollout.Verdict{State: rollout.Rolled}
-	s := appupgrade.State{Upgrade: u,
-		Worker: appupgrade.Observed{Name: appupgrade.Worker, Spec: u.Spec.Worker, Key: types.NamespacedName{Name: "w"}, Container: "w", Image: "w:1", Rollout: rolled},
-		API:    appupgrade.Observed{Name: appupgrade.API, Spec: u.Spec.API, Key: types.NamespacedName{Name: "a"}, Container: "a", Image: "a:1", Rollout: rolled}}
-	product := appupgrade.Next(s)
-	assert.Equal(t, v1.PhaseWaitingForWorkers, product.Phase)
-	step := twoSteps(s)
-	assert.Equal(t, v1.PhaseUpgradingAPI, step.Phase)
-	assert.Equal(t, product.Write, step.Write, "still one write: the worker's")
+	g := appupgrade.Graph{Upgrade: u, Components: []appupgrade.Component{
+		{Spec: u.Spec.Components[0], Key: types.NamespacedName{Name: "w"}, Container: "w", Image: "w:1", Rollout: rolled},
+		{Spec: u.Spec.Components[1], Key: types.NamespacedName{Name: "a"}, Container: "a", Image: "a:1", Rollout: rolled},
+	}}
+	product := appupgrade.Decide(g)
+	assert.Equal(t, v1beta1.ComponentRollingOut, product.Components[0].Phase)
+	assert.Equal(t, v1beta1.ComponentPending, product.Components[1].Phase)
+	plan := twoSteps(g)
+	assert.Equal(t, v1beta1.ComponentRolled, plan.Components[0].Phase)
+	assert.Equal(t, v1beta1.ComponentUpgrading, plan.Components[1].Phase)
+	assert.Equal(t, product.Writes, plan.Writes, "still one write: the worker's")
 }
 
 func TestMutantsAreNamedAndFound(t *testing.T) {

@@ -1,0 +1,25 @@
+// Package appupgrade is the pure decision layer of the ApplicationUpgrade
+// controller: from the component graph as observed in the cluster, Decide
+// returns the phase of the upgrade and of every component and the image
+// writes to perform in this pass. It holds no client and no clock.
+package appupgrade
+
+import "k8s.io/apimachinery/pkg/types"
+
+// Reasons shared by the decision's phases, conditions and events.
+const (
+	ReasonSpecChanged       = "SpecChanged"
+	ReasonConfigError       = "ConfigurationError"
+	ReasonCompleted         = "Completed"
+	ReasonDeploymentClaimed = "DeploymentClaimed"
+	ReasonWriteNotObserved  = "WriteNotObservedYet"
+)
+
+// ImageWrite is one write a plan asks for: set Container's image in the
+// pod template of Deployment to Image, for component Component.
+type ImageWrite struct {
+	Component  string
+	Deployment types.NamespacedName
+	Container  string
+	Image      string
+}
