@@ -24,6 +24,7 @@ import (
 
 	starlingxv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 )
 
@@ -70,6 +71,7 @@ func NewScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(upgradesv1alpha1.AddToScheme(s))
+	utilruntime.Must(upgradesv1beta1.AddToScheme(s))
 	utilruntime.Must(starlingxv1alpha1.AddToScheme(s))
 	return s
 }
