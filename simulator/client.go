@@ -69,7 +69,10 @@ func (c *simClient) Get(_ context.Context, key client.ObjectKey, obj client.Obje
 	if err := c.intercept("get", gvk, key.Namespace, key.Name, ""); err != nil {
 		return err
 	}
-	cur := c.s.store.get(gvk, key)
+	cur, err := c.s.store.getAt(gvk, key)
+	if err != nil {
+		return err
+	}
 	if cur == nil {
 		return notFound(gvk, key.Name)
 	}

@@ -87,7 +87,7 @@ func (c *simClient) Delete(_ context.Context, obj client.Object, opts ...client.
 	if err != nil {
 		return err
 	}
-	_, _, err = c.s.store.delete(gvk, client.ObjectKeyFromObject(obj), do)
+	_, _, err = c.s.store.delete(c.s.store.storageGVK(gvk), client.ObjectKeyFromObject(obj), do)
 	return result(after, err)
 }
 
@@ -108,7 +108,7 @@ func (c *simClient) DeleteAllOf(_ context.Context, obj client.Object, opts ...cl
 		return result(after, err)
 	}
 	for _, o := range objs {
-		if _, _, err := c.s.store.delete(gvk, client.ObjectKeyFromObject(o), &do.DeleteOptions); err != nil && !apierrors.IsNotFound(err) {
+		if _, _, err := c.s.store.delete(c.s.store.storageGVK(gvk), client.ObjectKeyFromObject(o), &do.DeleteOptions); err != nil && !apierrors.IsNotFound(err) {
 			return result(after, err)
 		}
 	}

@@ -73,7 +73,7 @@ func (s *Sim) AddController(name string, r reconcile.Reconciler, watches ...Watc
 		c.watches = append(c.watches, boundWatch{Watch: w, gvk: gvk})
 	}
 	if len(s.ctrls) == 0 {
-		s.Subscribe(s.dispatch)
+		s.subs = append(s.subs, subscriber{raw: s.dispatch})
 	}
 	s.ctrls = append(s.ctrls, c)
 	c.reset()
@@ -146,24 +146,37 @@ func (c *Controller) reset() {
 	c.workerPending = false
 }
 
+// initialList enqueues every stored object of each watched kind, at the
+// watch's version; an object whose conversion fails is skipped (logged),
+// as a real informer's list would fail.
 func (c *Controller) initialList() {
 	for _, w := range c.watches {
-		for _, o := range c.s.store.list(w.gvk) {
-			c.enqueueMapped(w, o.DeepCopyObject().(client.Object))
+		sgvk := c.s.store.storageGVK(w.gvk)
+		for _, o := range c.s.store.list(sgvk) {
+			obj, err := c.s.store.convert(o, sgvk, w.gvk)
+			if err != nil {
+				c.s.logger.Error(err, "initial list of controller "+c.name+": object skipped", "kind", w.gvk, "object", objectName(o))
+				continue
+			}
+			c.enqueueMapped(w, obj.DeepCopyObject().(client.Object))
 		}
 	}
 }
 
 // dispatch hands a committed change to every running controller watching
-// its kind, after the controller's delivery delay.
-func (s *Sim) dispatch(ev WatchEvent) {
-	gvk := ev.Object.GetObjectKind().GroupVersionKind()
+// its kind (at the watch's version), after the controller's delivery delay.
+func (s *Sim) dispatch(v *versionedEvent) {
+	gk := v.gvk.GroupKind()
 	for _, c := range s.ctrls {
 		if c.crashed {
 			continue
 		}
 		for _, w := range c.watches {
-			if w.gvk == gvk && (w.Filter == nil || w.Filter(ev)) {
+			if w.gvk.GroupKind() != gk {
+				continue
+			}
+			ev, ok := v.at(w.gvk)
+			if ok && (w.Filter == nil || w.Filter(ev)) {
 				c.deliver(w, ev)
 			}
 		}
@@ -173,14 +186,24 @@ func (s *Sim) dispatch(ev WatchEvent) {
 // Inject hands ev to the controller now, through every watch of its kind,
 // as if the watch had delivered it — for informer models of your own that
 // delay, reorder, drop or relist events (pair it with a SetDelivery that
-// drops the direct deliveries). A crashed controller ignores it.
+// drops the direct deliveries). ev may be at any version of a watched
+// kind; it is converted to each watch's version. A crashed controller
+// ignores it.
 func (c *Controller) Inject(ev WatchEvent) {
 	if c.crashed {
 		return
 	}
 	gvk := ev.Object.GetObjectKind().GroupVersionKind()
 	for _, w := range c.watches {
-		if w.gvk == gvk && (w.Filter == nil || w.Filter(ev)) {
+		if w.gvk.GroupKind() != gvk.GroupKind() {
+			continue
+		}
+		ev, err := c.s.store.convertEvent(ev, gvk, w.gvk)
+		if err != nil {
+			c.s.logger.Error(err, "injected event dropped: conversion failed", "controller", c.name, "kind", w.gvk)
+			continue
+		}
+		if w.Filter == nil || w.Filter(ev) {
 			c.enqueueMapped(w, ev.Object)
 			if ev.Type == watch.Modified && ev.Old != nil && w.Map != nil {
 				c.enqueueMapped(w, ev.Old)

@@ -3,6 +3,7 @@ package simulator
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -23,4 +24,87 @@ type WatchEvent struct {
 // Subscribe registers fn to be called with every committed change, in
 // commit order, synchronously inside the write that made it. fn must not
 // write to the store; Schedule the reaction instead.
-func (s *Sim) Subscribe(fn func(WatchEvent)) { s.subs = append(s.subs, fn) }
+//
+// Objects of a multi-version kind (SetConversion) arrive at their storage
+// version, or at the version of versions whose group is theirs, converted
+// as a watch at that version would deliver them. An event whose
+// conversion fails is not delivered to fn (a watch at that version would
+// end with an error); it is logged to Options.Logger.
+func (s *Sim) Subscribe(fn func(WatchEvent), versions ...schema.GroupVersion) {
+	s.subs = append(s.subs, subscriber{fn: fn, versions: versions})
+}
+
+// subscriber is a Subscribe registration, or (raw set) the controllers'
+// dispatcher, which picks versions per watch.
+type subscriber struct {
+	fn       func(WatchEvent)
+	versions []schema.GroupVersion
+	raw      func(*versionedEvent)
+}
+
+func (sub subscriber) notify(ev *versionedEvent) {
+	if sub.raw != nil {
+		sub.raw(ev)
+		return
+	}
+	want := ev.gvk
+	for _, gv := range sub.versions {
+		if gv.Group == want.Group {
+			want.Version = gv.Version
+			break
+		}
+	}
+	e, ok := ev.at(want)
+	if ok {
+		sub.fn(e)
+	}
+}
+
+// versionedEvent is a committed change at its storage version gvk, and its
+// conversions to other versions, each made at most once.
+type versionedEvent struct {
+	st   *store
+	gvk  schema.GroupVersionKind
+	ev   WatchEvent
+	conv map[schema.GroupVersionKind]*WatchEvent // nil: failed
+}
+
+// at is the event at version gvk; false when the conversion failed (logged).
+func (v *versionedEvent) at(gvk schema.GroupVersionKind) (WatchEvent, bool) {
+	if gvk == v.gvk || v.st.conversions[gvk.GroupKind()] == nil {
+		return v.ev, true
+	}
+	if e, done := v.conv[gvk]; done {
+		if e == nil {
+			return WatchEvent{}, false
+		}
+		return *e, true
+	}
+	if v.conv == nil {
+		v.conv = map[schema.GroupVersionKind]*WatchEvent{}
+	}
+	e, err := v.st.convertEvent(v.ev, v.gvk, gvk)
+	if err != nil {
+		v.conv[gvk] = nil
+		v.st.s.logger.Error(err, "watch event dropped: conversion failed", "kind", gvk, "object", objectName(v.ev.Object))
+		return WatchEvent{}, false
+	}
+	v.conv[gvk] = &e
+	return e, true
+}
+
+// convertEvent converts an event's objects from version from to version to.
+func (st *store) convertEvent(ev WatchEvent, from, to schema.GroupVersionKind) (WatchEvent, error) {
+	obj, err := st.convert(ev.Object, from, to)
+	if err != nil {
+		return ev, err
+	}
+	out := ev
+	out.Object = obj
+	if ev.Old != nil {
+		if out.Old, err = st.convert(ev.Old, from, to); err != nil {
+			return ev, err
+		}
+	}
+	return out, nil
+}

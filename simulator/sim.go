@@ -43,7 +43,7 @@ type Sim struct {
 	runCtx  context.Context
 	clock   *virtualClock
 	store   *store
-	subs    []func(WatchEvent)
+	subs    []subscriber
 	ctrls   []*Controller
 	clients map[string]*simClient
 

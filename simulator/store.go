@@ -25,6 +25,7 @@ type store struct {
 	kinds         map[schema.GroupVersionKind]map[types.NamespacedName]client.Object
 	indexes       map[schema.GroupVersionKind]map[string]client.IndexerFunc
 	clusterScoped map[schema.GroupKind]bool
+	conversions   map[schema.GroupKind]*kindConversion
 }
 
 func newStore(s *Sim) *store {
@@ -33,6 +34,7 @@ func newStore(s *Sim) *store {
 		kinds:         map[schema.GroupVersionKind]map[types.NamespacedName]client.Object{},
 		indexes:       map[schema.GroupVersionKind]map[string]client.IndexerFunc{},
 		clusterScoped: map[schema.GroupKind]bool{},
+		conversions:   map[schema.GroupKind]*kindConversion{},
 	}
 	for _, gk := range builtinClusterScoped {
 		st.clusterScoped[gk] = true
@@ -136,7 +138,8 @@ func (st *store) nextRV() string {
 }
 
 // commit stores (or, for Deleted, removes) obj and tells every subscriber,
-// in subscription order, before returning. old is the previous version.
+// in subscription order, before returning. old is the previous version;
+// both are at the storage version gvk.
 func (st *store) commit(typ watch.EventType, gvk schema.GroupVersionKind, obj, old client.Object) {
 	key := client.ObjectKeyFromObject(obj)
 	m := st.kinds[gvk]
@@ -152,8 +155,9 @@ func (st *store) commit(typ watch.EventType, gvk schema.GroupVersionKind, obj, o
 	if len(st.s.subs) == 0 {
 		return
 	}
-	ev := WatchEvent{Type: typ, Object: obj.DeepCopyObject().(client.Object), Old: old, Time: st.s.now}
+	ev := &versionedEvent{st: st, gvk: gvk,
+		ev: WatchEvent{Type: typ, Object: obj.DeepCopyObject().(client.Object), Old: old, Time: st.s.now}}
 	for _, sub := range st.s.subs {
-		sub(ev)
+		sub.notify(ev)
 	}
 }

@@ -23,7 +23,9 @@ const nameSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 // create stores a new object the way the generic registry's Create does:
 // resourceVersion must be empty, generateName is expanded, uid,
 // creationTimestamp and generation 1 are set, and status is reset for kinds
-// with a status subresource.
+// with a status subresource — at the request's version gvk, before the
+// object is converted to its storage version. It returns the object as
+// stored, at version gvk.
 func (st *store) create(gvk schema.GroupVersionKind, obj client.Object, dryRun bool) (client.Object, error) {
 	gr := resourceFor(gvk)
 	if obj.GetResourceVersion() != "" {
@@ -42,20 +44,24 @@ func (st *store) create(gvk schema.GroupVersionKind, obj client.Object, dryRun b
 	if err := st.assignName(gvk, o); err != nil {
 		return nil, err
 	}
+	sgvk := st.storageGVK(gvk)
 	key := client.ObjectKeyFromObject(o)
-	if st.get(gvk, key) != nil {
+	if st.get(sgvk, key) != nil {
 		return nil, apierrors.NewAlreadyExists(gr, o.GetName())
 	}
 	prepareForCreate(o)
+	if o, err = st.toStorage(o, gvk, sgvk); err != nil {
+		return nil, err
+	}
 	if dryRun {
-		return o, nil
+		return st.convert(o, sgvk, gvk)
 	}
 	st.uids++
 	o.SetUID(types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012d", st.uids)))
 	o.SetCreationTimestamp(metav1.NewTime(st.s.now.Truncate(1e9)))
 	o.SetResourceVersion(st.nextRV())
-	st.commit(watch.Added, gvk, o, nil)
-	return o, nil
+	st.commit(watch.Added, sgvk, o, nil)
+	return st.convert(o, sgvk, gvk)
 }
 
 func (st *store) checkNamespace(gvk schema.GroupVersionKind, obj client.Object) error {
@@ -80,7 +86,7 @@ func (st *store) assignName(gvk schema.GroupVersionKind, o client.Object) error 
 	}
 	for range generateNameAttempts {
 		name := prefix + st.randomSuffix(5)
-		if st.get(gvk, types.NamespacedName{Namespace: o.GetNamespace(), Name: name}) == nil {
+		if st.get(st.storageGVK(gvk), types.NamespacedName{Namespace: o.GetNamespace(), Name: name}) == nil {
 			o.SetName(name)
 			return nil
 		}

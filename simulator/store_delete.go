@@ -19,7 +19,8 @@ import (
 // grace, the object stays until a final delete with grace 0 — kubelet's
 // job), finalizers that hold the object with a deletionTimestamp, a
 // generation bump when deletion starts, and orphaning of dependents when
-// asked. It returns the object as last stored, and whether it is gone.
+// asked. gvk is the storage version. It returns the object as last
+// stored, and whether it is gone.
 func (st *store) delete(gvk schema.GroupVersionKind, key types.NamespacedName, opts *client.DeleteOptions) (client.Object, bool, error) {
 	gr := resourceFor(gvk)
 	cur := st.get(gvk, key)
@@ -142,7 +143,7 @@ func (st *store) orphanDependents(uid types.UID) {
 			}
 			next := o.DeepCopyObject().(client.Object)
 			next.SetOwnerReferences(kept)
-			_, _ = st.write(gvk, o, next, false, false) // cannot conflict: single-threaded, fresh copy
+			_, _ = st.write(gvk, o, o, next, false, false) // cannot conflict: single-threaded, fresh copy
 		}
 	}
 }

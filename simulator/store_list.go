@@ -39,13 +39,20 @@ func (f fieldIndexer) IndexField(_ context.Context, obj client.Object, field str
 	return nil
 }
 
-// selectObjects returns the stored objects of a kind that match the list
-// options' namespace, label selector and field selector, in key order.
+// selectObjects returns the stored objects of a kind, at version gvk, that
+// match the list options' namespace, label selector and field selector
+// (indexes registered for version gvk), in key order — as a cache of that
+// version answers. A failed conversion fails the list.
 func (st *store) selectObjects(gvk schema.GroupVersionKind, lo *client.ListOptions) ([]client.Object, error) {
 	var out []client.Object
-	for _, o := range st.list(gvk) {
+	sgvk := st.storageGVK(gvk)
+	for _, o := range st.list(sgvk) {
 		if lo.Namespace != "" && o.GetNamespace() != lo.Namespace {
 			continue
+		}
+		o, err := st.convert(o, sgvk, gvk)
+		if err != nil {
+			return nil, err
 		}
 		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
 			continue

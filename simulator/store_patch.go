@@ -18,17 +18,23 @@ import (
 // client.MergeFromWithOptimisticLock sends) must match the stored one, or
 // the patch is a 409 Conflict; without one the patch is unconditional.
 // Strategic merge patches are accepted for built-in kinds only (a custom
-// resource answers 415, as kube-apiserver does).
+// resource answers 415, as kube-apiserver does). A patch at a version other
+// than the storage one applies to the object converted to that version.
 func (st *store) patch(gvk schema.GroupVersionKind, obj client.Object, pt types.PatchType, data []byte, status, dryRun bool) (client.Object, error) {
-	cur, err := st.current(gvk, obj, status)
+	sgvk := st.storageGVK(gvk)
+	cur, err := st.current(sgvk, obj, status)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := json.Marshal(cur)
+	curV, err := st.convert(cur, sgvk, gvk)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := json.Marshal(curV)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s %s: %w", gvk.Kind, objectName(cur), err)
 	}
-	patched, err := applyPatch(gvk, cur, pt, doc, data)
+	patched, err := applyPatch(gvk, curV, pt, doc, data)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +49,7 @@ func (st *store) patch(gvk schema.GroupVersionKind, obj client.Object, pt types.
 	cand.SetNamespace(cur.GetNamespace())
 	st.applyDefaults(cand)
 	cand.SetResourceVersion(cur.GetResourceVersion())
-	return st.write(gvk, cur, cand, status, dryRun)
+	return st.write(gvk, cur, curV, cand, status, dryRun)
 }
 
 func applyPatch(gvk schema.GroupVersionKind, cur client.Object, pt types.PatchType, doc, data []byte) ([]byte, error) {

@@ -21,7 +21,7 @@ const errModified = "the object has been modified; please apply your changes to 
 // Conflict; an empty one is an unconditional update, allowed for built-in
 // kinds only (custom resources require it).
 func (st *store) update(gvk schema.GroupVersionKind, obj client.Object, status, dryRun bool) (client.Object, error) {
-	cur, err := st.current(gvk, obj, status)
+	cur, err := st.current(st.storageGVK(gvk), obj, status)
 	if err != nil {
 		return nil, err
 	}
@@ -37,10 +37,11 @@ func (st *store) update(gvk schema.GroupVersionKind, obj client.Object, status, 
 	if err != nil {
 		return nil, err
 	}
-	return st.write(gvk, cur, cand, status, dryRun)
+	return st.write(gvk, cur, nil, cand, status, dryRun)
 }
 
-// current is the stored version an update or patch of obj applies to.
+// current is the stored object an update or patch of obj applies to; gvk
+// is the storage version.
 func (st *store) current(gvk schema.GroupVersionKind, obj client.Object, status bool) (client.Object, error) {
 	cur := st.get(gvk, client.ObjectKeyFromObject(obj))
 	if cur == nil {
@@ -55,28 +56,43 @@ func (st *store) current(gvk schema.GroupVersionKind, obj client.Object, status 
 // write turns a candidate (already checked against resourceVersion) into
 // the next stored version: it merges what the endpoint may change, bumps
 // generation on content changes, drops no-op writes, and completes a
-// deletion once the last finalizer is gone.
-func (st *store) write(gvk schema.GroupVersionKind, cur, cand client.Object, status, dryRun bool) (client.Object, error) {
-	next := mergeForEndpoint(cur, cand, status)
+// deletion once the last finalizer is gone. cur is the stored object;
+// cand, and curV (cur at cand's version gvk, nil to convert here) are at
+// the request's version, where the endpoint merge happens, as in the CRD
+// handler; the result is converted to storage before generation and no-op
+// checks. It returns the object as stored, at version gvk.
+func (st *store) write(gvk schema.GroupVersionKind, cur, curV, cand client.Object, status, dryRun bool) (client.Object, error) {
+	sgvk := st.storageGVK(gvk)
+	if curV == nil {
+		var err error
+		if curV, err = st.convert(cur, sgvk, gvk); err != nil {
+			return nil, err
+		}
+	}
+	next := mergeForEndpoint(curV, cand, status)
 	if !status {
 		if err := validate(gvk, next); err != nil {
 			return nil, err
 		}
+	}
+	next, err := st.toStorage(next, gvk, sgvk)
+	if err != nil {
+		return nil, err
 	}
 	next.SetGeneration(cur.GetGeneration())
 	if !status && contentChanged(next, cur) {
 		next.SetGeneration(cur.GetGeneration() + 1)
 	}
 	if sameContent(next, cur) || dryRun {
-		return next, nil
+		return st.convert(next, sgvk, gvk)
 	}
 	next.SetResourceVersion(st.nextRV())
 	if next.GetDeletionTimestamp() != nil && len(next.GetFinalizers()) == 0 && zeroGrace(next) {
-		st.commit(watch.Deleted, gvk, next, cur)
-		return next, nil
+		st.commit(watch.Deleted, sgvk, next, cur)
+	} else {
+		st.commit(watch.Modified, sgvk, next, cur)
 	}
-	st.commit(watch.Modified, gvk, next, cur)
-	return next, nil
+	return st.convert(next, sgvk, gvk)
 }
 
 func zeroGrace(o client.Object) bool {

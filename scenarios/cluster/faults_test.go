@@ -1,12 +1,15 @@
 package cluster
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/scenarios/history"
 )
 
@@ -34,5 +37,27 @@ func TestNamespaceForIsAValidName(t *testing.T) {
 		ns := namespaceFor(name, 42)
 		assert.Empty(t, validation.IsDNS1123Label(ns), ns)
 		assert.Equal(t, ns, namespaceFor(name, 42))
+	}
+}
+
+func TestAdmissionRefusesACycleNamingIt(t *testing.T) {
+	u := &upgradesv1beta1.ApplicationUpgrade{}
+	u.Name = "circular"
+	for _, c := range [][2]string{{"a", "c"}, {"b", "a"}, {"c", "b"}} {
+		u.Spec.Components = append(u.Spec.Components, upgradesv1beta1.Component{Name: c[0], DeploymentRef: upgradesv1beta1.DeploymentReference{Name: c[0]}, Image: c[0] + ":2", DependsOn: []string{c[1]}})
+	}
+	err := admit(u)
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "dependency cycle a → c → b → a") {
+		t.Fatalf("admit = %v, want Invalid naming the cycle a → c → b → a", err)
+	}
+	u.Spec.Components[0].DependsOn = nil
+	if err := admit(u); err != nil {
+		t.Fatalf("admit of an acyclic graph = %v", err)
+	}
+	alpha := &upgradesv1alpha1.ApplicationUpgrade{Spec: upgradesv1alpha1.ApplicationUpgradeSpec{
+		Worker: upgradesv1alpha1.ComponentSpec{DeploymentRef: upgradesv1alpha1.DeploymentReference{Name: "w"}, Image: "w:2"},
+		API:    upgradesv1alpha1.ComponentSpec{DeploymentRef: upgradesv1alpha1.DeploymentReference{Name: "a"}, Image: "a:2"}}}
+	if err := admit(alpha); err != nil {
+		t.Fatalf("a v1alpha1 upgrade is always a valid graph: %v", err)
 	}
 }

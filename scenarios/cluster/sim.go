@@ -69,8 +69,9 @@ func (s *Sim) Backend() string { return BackendSim }
 // Namespace implements Cluster.
 func (s *Sim) Namespace() string { return s.ns }
 
-// Client implements Cluster.
-func (s *Sim) Client() client.Client { return s.env.Sim.Client() }
+// Client implements Cluster: the simulator's API through the admission
+// check the validating webhook makes on a real cluster (admissionClient).
+func (s *Sim) Client() client.Client { return admissionClient{s.env.Sim.Client()} }
 
 // Eventually implements Cluster in virtual time.
 func (s *Sim) Eventually(ctx context.Context, what string, timeout time.Duration, cond Condition) error {

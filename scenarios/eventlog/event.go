@@ -5,6 +5,11 @@
 //	{"t":12.5,"event":"PodDeleted","namespace":"job-system","name":"job-worker-6d9f-abcde",
 //	 "deployment":"job-worker","image":"registry.example.com/job-worker:v1.0.0","phase":"","rv":"1234"}
 //
+// A dependency graph (v1beta1) adds one line per component phase change:
+//
+//	{"t":14.0,"event":"ComponentPhase","namespace":"job-system","name":"upgrade-v2",
+//	 "deployment":"cache","image":"","phase":"cache=RollingOut","rv":"1300"}
+//
 // t is seconds since the recording started (virtual seconds in the
 // simulator); rv is the object's resourceVersion where there is one. On a
 // real cluster events come from several watches and may arrive out of order;
@@ -20,6 +25,11 @@ const (
 	PodDeleting     = "PodDeleting" // deletionTimestamp set: the pod is terminating but may still serve
 	PodDeleted      = "PodDeleted"  // the pod object is gone
 	Phase           = "Phase"       // an ApplicationUpgrade's status.phase changed
+	// ComponentPhase: one component of an ApplicationUpgrade changed phase.
+	// Name is the upgrade, Deployment the component's Deployment, and Phase
+	// "<component>=<phase>", e.g. "worker=RollingOut" (v1beta1 component
+	// phases: Pending, Upgrading, RollingOut, Rolled, Failed, Blocked).
+	ComponentPhase = "ComponentPhase"
 	// DeploymentStatus is recorded only by a detailed Recorder: a
 	// Deployment's generation, observedGeneration, spec.replicas or status
 	// counters changed.
@@ -39,7 +49,11 @@ type Event struct {
 	Deployment string `json:"deployment"`
 	// Image is the image written (DeploymentWrite) or the pod's first container's image.
 	Image string `json:"image"`
-	// Phase is the new phase (Phase events).
+	// Phase is the new phase (Phase events): the v1alpha1 phase
+	// (Pending … WaitingForAPI, Completed, Failed) when the upgrade can be
+	// said in v1alpha1 (two components, one depending on the other), else
+	// the v1beta1 phase (Pending, Progressing, Completed, Failed); for
+	// ComponentPhase events "<component>=<phase>".
 	Phase string `json:"phase"`
 	// RV is the object's resourceVersion at the event, where there is one.
 	RV string `json:"rv,omitempty"`
@@ -51,9 +65,11 @@ type Event struct {
 	Images []string `json:"images,omitempty"`
 	// Hash is a pod's pod-template-hash label.
 	Hash string `json:"hash,omitempty"`
-	// Generation is an ApplicationUpgrade's status.observedGeneration (Phase events).
+	// Generation is an ApplicationUpgrade's status.observedGeneration (Phase
+	// and ComponentPhase events).
 	Generation int64 `json:"generation,omitempty"`
-	// Message is an ApplicationUpgrade's status.message (Phase events).
+	// Message is an ApplicationUpgrade's status.message (Phase events) or
+	// the component's message (ComponentPhase events).
 	Message string `json:"message,omitempty"`
 	// Status is a Deployment's generation and counters (DeploymentStatus events).
 	Status *Counters `json:"status,omitempty"`

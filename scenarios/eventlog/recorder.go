@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 )
 
 // Recorder turns watch events of Deployments, pods and ApplicationUpgrades
@@ -30,6 +31,7 @@ type Recorder struct {
 	deps   map[types.NamespacedName][]string // container images
 	pods   map[types.NamespacedName]podSeen
 	phases map[types.NamespacedName]string
+	comps  map[types.NamespacedName]map[string]string // component → phase@generation
 	err    error
 
 	detailed bool
@@ -44,7 +46,8 @@ type podSeen struct {
 // event as a JSON line as soon as it is recorded.
 func NewRecorder(start time.Time, out io.Writer) *Recorder {
 	return &Recorder{start: start, out: out, deps: map[types.NamespacedName][]string{},
-		pods: map[types.NamespacedName]podSeen{}, phases: map[types.NamespacedName]string{}}
+		pods: map[types.NamespacedName]podSeen{}, phases: map[types.NamespacedName]string{},
+		comps: map[types.NamespacedName]map[string]string{}}
 }
 
 // NewDetailedRecorder is NewRecorder that also fills the detailed fields
@@ -69,7 +72,12 @@ func (r *Recorder) Observe(typ watch.EventType, obj client.Object, at time.Time)
 	case *corev1.Pod:
 		r.pod(typ, o, at)
 	case *upgradesv1alpha1.ApplicationUpgrade:
-		r.phase(typ, o, at)
+		hub := &upgradesv1beta1.ApplicationUpgrade{}
+		if err := o.ConvertTo(hub); err == nil {
+			r.phase(typ, hub, o.Status.Phase, at)
+		}
+	case *upgradesv1beta1.ApplicationUpgrade:
+		r.phase(typ, o, AlphaPhase(o), at)
 	}
 }
 
@@ -158,25 +166,97 @@ func (r *Recorder) pod(typ watch.EventType, p *corev1.Pod, at time.Time) {
 	r.pods[key] = now
 }
 
-func (r *Recorder) phase(typ watch.EventType, u *upgradesv1alpha1.ApplicationUpgrade, at time.Time) {
+// phase records the upgrade's phase (alpha, its v1alpha1 phase, when it
+// has one) and every component whose phase changed.
+func (r *Recorder) phase(typ watch.EventType, u *upgradesv1beta1.ApplicationUpgrade, alpha upgradesv1alpha1.Phase, at time.Time) {
 	key := client.ObjectKeyFromObject(u)
 	if typ == watch.Deleted {
 		delete(r.phases, key)
+		delete(r.comps, key)
 		return
 	}
-	p := string(u.Status.Phase)
+	phase := string(u.Status.Phase)
+	if alpha != "" {
+		phase = string(alpha)
+	}
+	gen := "@" + strconv.FormatInt(u.Status.ObservedGeneration, 10)
+	p := phase
 	if r.detailed && p != "" {
 		// a spec change that lands in the phase it left is still a new phase
-		p += "@" + strconv.FormatInt(u.Status.ObservedGeneration, 10)
+		p += gen
 	}
 	if p != "" && p != r.phases[key] {
 		r.phases[key] = p
-		e := Event{Event: Phase, Namespace: u.Namespace, Name: u.Name, Phase: string(u.Status.Phase), RV: u.ResourceVersion}
+		e := Event{Event: Phase, Namespace: u.Namespace, Name: u.Name, Phase: phase, RV: u.ResourceVersion}
 		if r.detailed {
 			e.Generation, e.Message = u.Status.ObservedGeneration, u.Status.Message
 		}
 		r.add(e, at)
 	}
+	if r.detailed || alpha == "" {
+		// the plain log of a v1alpha1-shaped upgrade stays as it was: its
+		// Phase lines say everything
+		r.componentPhases(key, u, gen, at)
+	}
+}
+
+// componentPhases records a ComponentPhase event per component whose
+// phase (or generation) changed since the last observation.
+func (r *Recorder) componentPhases(key types.NamespacedName, u *upgradesv1beta1.ApplicationUpgrade, gen string, at time.Time) {
+	seen := r.comps[key]
+	if seen == nil {
+		seen = map[string]string{}
+		r.comps[key] = seen
+	}
+	deployments := map[string]string{}
+	for _, c := range u.Spec.Components {
+		deployments[c.Name] = c.DeploymentRef.Name
+	}
+	for _, c := range u.Status.Components {
+		if c.Phase == "" || seen[c.Name] == string(c.Phase)+gen {
+			continue
+		}
+		seen[c.Name] = string(c.Phase) + gen
+		e := Event{Event: ComponentPhase, Namespace: u.Namespace, Name: u.Name, Deployment: deployments[c.Name],
+			Phase: c.Name + "=" + string(c.Phase), RV: u.ResourceVersion}
+		if r.detailed {
+			e.Generation, e.Message = u.Status.ObservedGeneration, c.Message
+		}
+		r.add(e, at)
+	}
+}
+
+// AlphaPhase is u's v1alpha1 phase when v1alpha1 can say u's graph — two
+// components, one depending on the other — and "" otherwise.
+func AlphaPhase(u *upgradesv1beta1.ApplicationUpgrade) upgradesv1alpha1.Phase {
+	if !AlphaShaped(u.Spec) {
+		return ""
+	}
+	var alpha upgradesv1alpha1.ApplicationUpgrade
+	if err := alpha.ConvertFrom(u.DeepCopy()); err != nil {
+		return ""
+	}
+	return alpha.Status.Phase
+}
+
+// AlphaShaped reports whether spec is a v1alpha1 upgrade's graph: exactly
+// two components, one depending on the other alone and that
+// other on nothing.
+func AlphaShaped(spec upgradesv1beta1.ApplicationUpgradeSpec) bool {
+	cs := spec.Components
+	if len(cs) != 2 {
+		return false
+	}
+	dependsOnly := func(a, b upgradesv1beta1.Component) bool {
+		return len(a.DependsOn) == 1 && a.DependsOn[0] == b.Name && len(b.DependsOn) == 0
+	}
+	return dependsOnly(cs[0], cs[1]) || dependsOnly(cs[1], cs[0])
+}
+
+// ComponentOf splits a ComponentPhase event's phase "<component>=<phase>".
+func ComponentOf(e Event) (component, phase string) {
+	component, phase, _ = strings.Cut(e.Phase, "=")
+	return component, phase
 }
 
 func (r *Recorder) addKind(e Event, kind string, at time.Time) {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -71,8 +72,80 @@ func TestDetailedPhaseCarriesGenerationAndRestarts(t *testing.T) {
 		u.Status.Phase, u.Status.ObservedGeneration, u.Status.Message = s.phase, s.gen, "m"
 		r.Observe(watch.Modified, u.DeepCopy(), t0)
 	}
-	ev := r.Events()
+	ev := only(r.Events(), Phase)
 	assert.Equal(t, []string{Phase, Phase, Phase}, kinds(ev), "a new generation in the same phase is a new Phase event")
 	assert.Equal(t, int64(2), ev[1].Generation)
 	assert.Equal(t, "m", ev[2].Message)
+}
+
+func only(events []Event, kind string) []Event {
+	var out []Event
+	for _, e := range events {
+		if e.Event == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func graphUpgrade() *upgradesv1beta1.ApplicationUpgrade {
+	u := &upgradesv1beta1.ApplicationUpgrade{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "u", ResourceVersion: "7"}}
+	for _, c := range []struct{ name, dep string }{{"db", ""}, {"worker", "db"}, {"indexer", "db"}, {"api", "worker"}} {
+		comp := upgradesv1beta1.Component{Name: c.name, DeploymentRef: upgradesv1beta1.DeploymentReference{Name: "dep-" + c.name}, Image: c.name + ":2"}
+		if c.dep != "" {
+			comp.DependsOn = []string{c.dep}
+		}
+		u.Spec.Components = append(u.Spec.Components, comp)
+		u.Status.Components = append(u.Status.Components, upgradesv1beta1.ComponentStatus{Name: c.name, Phase: upgradesv1beta1.ComponentPending})
+	}
+	u.Status.Phase, u.Status.ObservedGeneration = upgradesv1beta1.PhaseProgressing, 1
+	return u
+}
+
+func TestGraphUpgradeRecordsComponentPhases(t *testing.T) {
+	for _, detailed := range []bool{false, true} {
+		r := NewRecorder(t0, nil)
+		if detailed {
+			r = NewDetailedRecorder(t0, nil)
+		}
+		u := graphUpgrade()
+		r.Observe(watch.Added, u.DeepCopy(), t0)
+		u.Status.Components[0].Phase = upgradesv1beta1.ComponentRollingOut
+		r.Observe(watch.Modified, u.DeepCopy(), t0.Add(time.Second))
+		r.Observe(watch.Modified, u.DeepCopy(), t0.Add(2*time.Second)) // nothing changed
+		ev := r.Events()
+		assert.Equal(t, []string{Phase, ComponentPhase, ComponentPhase, ComponentPhase, ComponentPhase, ComponentPhase}, kinds(ev))
+		assert.Equal(t, "Progressing", ev[0].Phase, "a graph v1alpha1 cannot say keeps its v1beta1 phase")
+		last := ev[len(ev)-1]
+		assert.Equal(t, "db=RollingOut", last.Phase)
+		assert.Equal(t, "dep-db", last.Deployment)
+		c, p := ComponentOf(last)
+		assert.Equal(t, []string{"db", "RollingOut"}, []string{c, p})
+	}
+}
+
+func TestAlphaShapedGraphKeepsItsV1alpha1Phase(t *testing.T) {
+	u := &upgradesv1beta1.ApplicationUpgrade{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "u"}}
+	u.Spec.Components = []upgradesv1beta1.Component{
+		{Name: "api", DeploymentRef: upgradesv1beta1.DeploymentReference{Name: "a"}, Image: "a:2", DependsOn: []string{"worker"}},
+		{Name: "worker", DeploymentRef: upgradesv1beta1.DeploymentReference{Name: "w"}, Image: "w:2"},
+	}
+	u.Status.Phase = upgradesv1beta1.PhaseProgressing
+	u.Status.Components = []upgradesv1beta1.ComponentStatus{{Name: "api", Phase: upgradesv1beta1.ComponentUpgrading}, {Name: "worker", Phase: upgradesv1beta1.ComponentRolled}}
+	assert.True(t, AlphaShaped(u.Spec))
+	assert.Equal(t, upgradesv1alpha1.PhaseUpgradingAPI, AlphaPhase(u))
+
+	plain := NewRecorder(t0, nil)
+	plain.Observe(watch.Added, u, t0)
+	assert.Equal(t, []string{Phase}, kinds(plain.Events()), "the plain log of a v1alpha1-shaped upgrade is unchanged")
+	assert.Equal(t, "UpgradingAPI", plain.Events()[0].Phase)
+
+	// the same upgrade read as v1alpha1 records the same
+	var alpha upgradesv1alpha1.ApplicationUpgrade
+	assert.NoError(t, alpha.ConvertFrom(u.DeepCopy()))
+	fromAlpha := NewDetailedRecorder(t0, nil)
+	fromAlpha.Observe(watch.Added, &alpha, t0)
+	fromHub := NewDetailedRecorder(t0, nil)
+	fromHub.Observe(watch.Added, u, t0)
+	assert.Equal(t, fromHub.Events(), fromAlpha.Events())
 }

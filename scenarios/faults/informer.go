@@ -75,7 +75,7 @@ func newInformers(sim *simulator.Sim, lister client.Client) (*informers, error) 
 		}
 		inf.kinds[gvk] = &informer{name: name, list: lists[name], objs: map[types.NamespacedName]client.Object{}}
 	}
-	sim.Subscribe(inf.observe)
+	sim.Subscribe(inf.observe, upgradesv1alpha1.GroupVersion) // the version its informer kinds are keyed by
 	return inf, nil
 }
 

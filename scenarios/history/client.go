@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
 
@@ -46,7 +47,7 @@ func (c *recordingClient) do(ctx context.Context, verb, sub string, obj runtime.
 	}
 	info := infoFrom(ctx)
 	if info != nil {
-		op.Reconcile, op.Request, op.Upgrade, op.PrevPhase = info.n, info.request, info.upgrade, info.phase
+		op.Reconcile, op.Request, op.Upgrade, op.PrevPhase, op.PrevComponents = info.n, info.request, info.upgrade, info.phase, info.comps
 	}
 	c.r.begin(op)
 	var err error
@@ -144,28 +145,64 @@ func describe(op *Op, obj runtime.Object, info *reconcileInfo) {
 			op.Status = &c
 		}
 	case *upgradesv1alpha1.ApplicationUpgrade:
-		op.RV = o.ResourceVersion
-		op.Phase = string(o.Status.Phase)
-		spec := specOf(o)
-		op.Upgrade = spec
-		if info != nil && info.request == o.Namespace+"/"+o.Name && !op.Write() {
-			info.upgrade, info.phase = spec, op.Phase
+		hub := &upgradesv1beta1.ApplicationUpgrade{}
+		if err := o.ConvertTo(hub); err == nil {
+			describeUpgrade(op, hub, string(o.Status.Phase), info)
 		}
+	case *upgradesv1beta1.ApplicationUpgrade:
+		describeUpgrade(op, o, string(o.Status.Phase), info)
 	case *appsv1.ReplicaSetList:
 		op.Items = replicaSetItems(o.Items)
 	case *corev1.PodList:
 		op.Items = podItems(o.Items)
 	case *upgradesv1alpha1.ApplicationUpgradeList:
 		op.Items = fmt.Sprintf("%d upgrades", len(o.Items))
+	case *upgradesv1beta1.ApplicationUpgradeList:
+		op.Items = fmt.Sprintf("%d upgrades", len(o.Items))
 	case client.Object:
 		op.RV = o.GetResourceVersion()
 	}
 }
 
-func specOf(u *upgradesv1alpha1.ApplicationUpgrade) *UpgradeSpec {
-	return &UpgradeSpec{Name: u.Name, Generation: u.Generation,
-		Worker: u.Spec.Worker.DeploymentRef.Name, WorkerImage: u.Spec.Worker.Image,
-		API: u.Spec.API.DeploymentRef.Name, APIImage: u.Spec.API.Image}
+// describeUpgrade fills op from an upgrade (as the hub, v1beta1) whose
+// phase in the version read or written is phase.
+func describeUpgrade(op *Op, u *upgradesv1beta1.ApplicationUpgrade, phase string, info *reconcileInfo) {
+	op.RV = u.ResourceVersion
+	op.Phase = phase
+	op.Components = componentPhases(u)
+	spec := specOf(u)
+	op.Upgrade = spec
+	if info != nil && info.request == u.Namespace+"/"+u.Name && !op.Write() {
+		info.upgrade, info.phase, info.comps = spec, op.Phase, op.Components
+	}
+}
+
+func componentPhases(u *upgradesv1beta1.ApplicationUpgrade) map[string]string {
+	if len(u.Status.Components) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(u.Status.Components))
+	for _, c := range u.Status.Components {
+		out[c.Name] = string(c.Phase)
+	}
+	return out
+}
+
+// specOf is the graph of u; Worker and API are set when v1alpha1 can say it.
+func specOf(u *upgradesv1beta1.ApplicationUpgrade) *UpgradeSpec {
+	s := &UpgradeSpec{Name: u.Name, Generation: u.Generation}
+	for _, c := range u.Spec.Components {
+		s.Components = append(s.Components, ComponentSpec{Name: c.Name, Deployment: c.DeploymentRef.Name, Image: c.Image,
+			DependsOn: append([]string(nil), c.DependsOn...)})
+	}
+	if eventlog.AlphaShaped(u.Spec) {
+		api, worker := u.Spec.Components[0], u.Spec.Components[1]
+		if len(worker.DependsOn) > 0 {
+			api, worker = worker, api
+		}
+		s.Worker, s.WorkerImage, s.API, s.APIImage = worker.DeploymentRef.Name, worker.Image, api.DeploymentRef.Name, api.Image
+	}
+	return s
 }
 
 func templateImages(d *appsv1.Deployment) []string {

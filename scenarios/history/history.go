@@ -20,15 +20,59 @@ type Fact struct {
 }
 
 // UpgradeSpec is the part of an ApplicationUpgrade a reconcile read that
-// the model needs: which Deployments are callee and caller, and their
-// target images.
+// the model needs: its dependency graph — each component's Deployment,
+// target image and the components it depends on. Worker / API name the
+// callee and caller of a v1alpha1-shaped upgrade (two components, one
+// depending on the other); empty for other graphs.
 type UpgradeSpec struct {
 	Name        string `json:"name"`
 	Generation  int64  `json:"generation"`
-	Worker      string `json:"worker"`
-	WorkerImage string `json:"workerImage"`
-	API         string `json:"api"`
-	APIImage    string `json:"apiImage"`
+	Worker      string `json:"worker,omitempty"`
+	WorkerImage string `json:"workerImage,omitempty"`
+	API         string `json:"api,omitempty"`
+	APIImage    string `json:"apiImage,omitempty"`
+	// Components are the graph's nodes, in spec order.
+	Components []ComponentSpec `json:"components,omitempty"`
+}
+
+// ComponentSpec is one node of an upgrade's dependency graph.
+type ComponentSpec struct {
+	Name       string   `json:"name"`
+	Deployment string   `json:"deployment"`
+	Image      string   `json:"image"`
+	DependsOn  []string `json:"dependsOn,omitempty"`
+}
+
+// Graph returns u's components: Components, or for a spec that names only
+// Worker and API, "worker" and "api" with the API depending on the worker.
+func (u *UpgradeSpec) Graph() []ComponentSpec {
+	if len(u.Components) > 0 || u.Worker == "" {
+		return u.Components
+	}
+	return []ComponentSpec{
+		{Name: "worker", Deployment: u.Worker, Image: u.WorkerImage},
+		{Name: "api", Deployment: u.API, Image: u.APIImage, DependsOn: []string{"worker"}},
+	}
+}
+
+// Component returns the component named name, or false.
+func (u *UpgradeSpec) Component(name string) (ComponentSpec, bool) {
+	for _, c := range u.Graph() {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return ComponentSpec{}, false
+}
+
+// ComponentOn returns the component whose Deployment is deployment, or false.
+func (u *UpgradeSpec) ComponentOn(deployment string) (ComponentSpec, bool) {
+	for _, c := range u.Graph() {
+		if c.Deployment == deployment {
+			return c, true
+		}
+	}
+	return ComponentSpec{}, false
 }
 
 // Op is one API call the operator made.
@@ -66,6 +110,11 @@ type Op struct {
 	Phase string `json:"phase,omitempty"`
 	// PrevPhase is the phase the reconcile read before writing Phase.
 	PrevPhase string `json:"prevPhase,omitempty"`
+	// Components are an ApplicationUpgrade's component phases as written
+	// (status) or read, by component name; PrevComponents those the
+	// reconcile read before writing them.
+	Components     map[string]string `json:"components,omitempty"`
+	PrevComponents map[string]string `json:"prevComponents,omitempty"`
 	// Status is a Deployment's counters as read.
 	Status *eventlog.Counters `json:"status,omitempty"`
 	// Items summarises a list ("3 pods: 2×abc (1 terminating), 1×def").

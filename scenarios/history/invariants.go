@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
@@ -22,17 +23,26 @@ const (
 	CheckOneWrite      = "one-write-per-image"
 	CheckPhaseMonotone = "phase-monotone"
 	CheckSingleWriter  = "single-writer"
+	// CheckComponentTerminal: a Failed or Blocked component stays so
+	// within a generation.
+	CheckComponentTerminal = "component-terminal"
 	// CheckComplete fails a history taken before the watch caught up.
 	CheckComplete = "complete-history"
 )
 
 // Invariants checks h beside the porcupine model:
-//   - ordering: checks.Ordering for every worker/API pair an upgrade named;
+//   - ordering: checks.Ordering for every dependency edge of an upgrade's
+//     graph (the dependency as the callee, the dependent as the caller;
+//     for v1alpha1 the worker/API pair): no component's image is written
+//     while an old pod of a component it depends on exists;
 //   - one-write-per-image: the operator set a Deployment's template to the
 //     same images at most once;
 //   - phase-monotone: within one generation of an upgrade, its phases never
 //     go back (Pending < UpgradingWorkers < WaitingForWorkers < UpgradingAPI
-//     < WaitingForAPI < Completed) and nothing follows Completed or Failed;
+//     < WaitingForAPI < Completed; v1beta1 Pending < Progressing <
+//     Completed) and nothing follows Completed or Failed;
+//   - component-terminal: within one generation, a component that is
+//     Failed or Blocked never changes phase again;
 //   - single-writer: once a second operator process has written, the
 //     first never writes again.
 func Invariants(h History) []Violation {
@@ -48,10 +58,12 @@ func Invariants(h History) []Violation {
 	}
 	out = append(out, oneWritePerImage(h.Ops)...)
 	out = append(out, phaseMonotone(checks.Ordered(events))...)
+	out = append(out, componentTerminal(checks.Ordered(events))...)
 	return append(out, singleWriter(h.Ops)...)
 }
 
-// pairs are the worker/API pairs the reconciles read, sorted.
+// pairs are the dependency edges of the graphs the reconciles read, as
+// callee (Worker) / caller (API) pairs, sorted.
 func pairs(h History) []checks.Pair {
 	seen := map[checks.Pair]bool{}
 	var out []checks.Pair
@@ -59,10 +71,18 @@ func pairs(h History) []checks.Pair {
 		if op.Upgrade == nil || op.Namespace == "" {
 			continue
 		}
-		p := checks.Pair{Namespace: op.Namespace, Worker: op.Upgrade.Worker, API: op.Upgrade.API}
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
+		for _, c := range op.Upgrade.Graph() {
+			for _, d := range c.DependsOn {
+				dep, ok := op.Upgrade.Component(d)
+				if !ok {
+					continue
+				}
+				p := checks.Pair{Namespace: op.Namespace, Worker: dep.Deployment, API: c.Deployment}
+				if !seen[p] {
+					seen[p] = true
+					out = append(out, p)
+				}
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]) < fmt.Sprint(out[j]) })
@@ -101,6 +121,35 @@ var phaseRank = map[string]int{
 	string(upgradesv1alpha1.PhaseWaitingForAPI):     5,
 	string(upgradesv1alpha1.PhaseCompleted):         6,
 	string(upgradesv1alpha1.PhaseFailed):            6,
+	string(v1beta1.PhaseProgressing):                3,
+}
+
+// componentTerminal: within one generation, nothing follows a component's
+// Failed or Blocked.
+func componentTerminal(events []eventlog.Event) []Violation {
+	type last struct {
+		phase string
+		gen   int64
+	}
+	prev := map[string]last{}
+	var out []Violation
+	for _, e := range events {
+		if e.Event != eventlog.ComponentPhase {
+			continue
+		}
+		comp, phase := eventlog.ComponentOf(e)
+		key := e.Namespace + "/" + e.Name + "/" + comp
+		p, seen := prev[key]
+		prev[key] = last{phase, e.Generation}
+		if !seen || e.Generation != p.gen || phase == p.phase {
+			continue
+		}
+		if p.phase == string(v1beta1.ComponentFailed) || p.phase == string(v1beta1.ComponentBlocked) {
+			out = append(out, Violation{CheckComponentTerminal, fmt.Sprintf("component %s of upgrade %s/%s left %s for %s in generation %d at t=%.3fs",
+				comp, e.Namespace, e.Name, p.phase, phase, e.Generation, e.T)})
+		}
+	}
+	return out
 }
 
 func phaseMonotone(events []eventlog.Event) []Violation {

@@ -10,6 +10,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
 
@@ -160,11 +161,15 @@ func terminating(p pod) string {
 
 // judge applies s to w: it returns whether s is legal, why not, and the
 // world after it. Facts are always legal. A successful operator write of
-// a Deployment sets its template; when it changes the template of the
-// reconciled upgrade's API Deployment, it is legal only while the worker
-// Deployment is fully rolled out to the upgrade's worker image. A status
-// write that moves the upgrade into UpgradingAPI or WaitingForAPI claims
-// the same; into Completed, it claims the API is fully rolled out too.
+// a Deployment sets its template; when it changes the template of a
+// component of the reconciled upgrade, it is legal only while every
+// component that one depends on is fully rolled out to its target image
+// (for a v1alpha1 upgrade: the API's write needs the worker rolled out).
+// A status write claims what its phases say: a component moving into
+// Upgrading, RollingOut or Rolled claims its dependencies fully rolled
+// out, into Rolled itself too; the upgrade moving into Completed claims
+// every component rolled out (v1alpha1: UpgradingAPI and WaitingForAPI
+// claim the worker, Completed both).
 func judge(w *world, s step) (bool, string, *world) {
 	if s.op == nil {
 		return true, "", w.apply(s.facts)
@@ -197,18 +202,82 @@ func judgeDeploymentWrite(w *world, op *Op) (bool, string, *world) {
 	if u == nil {
 		return false, "deployment " + op.Name + " written outside a reconcile of an upgrade", next
 	}
-	if op.Name != u.API {
+	c, ok := u.ComponentOn(op.Name)
+	if !ok {
 		return true, "", next
 	}
-	if ok, why := w.rolled(u.Worker, u.WorkerImage); !ok {
-		return false, fmt.Sprintf("API image %s written while the worker is not fully rolled out: %s", strings.Join(op.Images, ","), why), next
+	if ok, why := w.dependenciesRolled(u, c); !ok {
+		return false, fmt.Sprintf("%s image %s written while %s", label(u, c), strings.Join(op.Images, ","), why), next
 	}
 	return true, "", next
 }
 
+// label names component c in a verdict: "API" / "worker" for a v1alpha1
+// upgrade (as its phases do), else `component "name"`.
+func label(u *UpgradeSpec, c ComponentSpec) string {
+	switch {
+	case u.Worker != "" && c.Deployment == u.API:
+		return "API"
+	case u.Worker != "" && c.Deployment == u.Worker:
+		return "worker"
+	}
+	return fmt.Sprintf("component %q", c.Name)
+}
+
+// dependenciesRolled says whether every component c depends on is fully
+// rolled out to its target image; the string says which is not, and why.
+func (w *world) dependenciesRolled(u *UpgradeSpec, c ComponentSpec) (bool, string) {
+	for _, d := range c.DependsOn {
+		dep, ok := u.Component(d)
+		if !ok {
+			continue
+		}
+		if ok, why := w.rolled(dep.Deployment, dep.Image); !ok {
+			return false, fmt.Sprintf("the %s is not fully rolled out: %s", depLabel(u, dep), why)
+		}
+	}
+	return true, ""
+}
+
+func depLabel(u *UpgradeSpec, c ComponentSpec) string {
+	if u.Worker != "" && c.Deployment == u.Worker {
+		return "worker"
+	}
+	return fmt.Sprintf("dependency %q", c.Name)
+}
+
 func judgeTransition(w *world, op *Op) (bool, string) {
 	u := op.Upgrade
-	if u == nil || op.Phase == op.PrevPhase {
+	if u == nil {
+		return true, ""
+	}
+	if ok, why := judgeUpgradePhase(w, op); !ok {
+		return false, why
+	}
+	for _, c := range u.Graph() {
+		to, from := op.Components[c.Name], op.PrevComponents[c.Name]
+		if to == from {
+			continue
+		}
+		switch v1beta1.ComponentPhase(to) {
+		case v1beta1.ComponentUpgrading, v1beta1.ComponentRollingOut, v1beta1.ComponentRolled:
+			if ok, why := w.dependenciesRolled(u, c); !ok {
+				return false, fmt.Sprintf("component %q claimed %s while %s", c.Name, to, why)
+			}
+		}
+		if to == string(v1beta1.ComponentRolled) {
+			if ok, why := w.rolled(c.Deployment, c.Image); !ok {
+				return false, fmt.Sprintf("component %q claimed Rolled while not fully rolled out: %s", c.Name, why)
+			}
+		}
+	}
+	return true, ""
+}
+
+// judgeUpgradePhase judges the upgrade's own phase change (either API version).
+func judgeUpgradePhase(w *world, op *Op) (bool, string) {
+	u := op.Upgrade
+	if op.Phase == op.PrevPhase {
 		return true, ""
 	}
 	switch upgradesv1alpha1.Phase(op.Phase) {
@@ -217,14 +286,23 @@ func judgeTransition(w *world, op *Op) (bool, string) {
 			return false, fmt.Sprintf("phase %s claimed while the worker is not fully rolled out: %s", op.Phase, why)
 		}
 	case upgradesv1alpha1.PhaseCompleted:
-		if ok, why := w.rolled(u.Worker, u.WorkerImage); !ok {
-			return false, "phase Completed claimed while the worker is not fully rolled out: " + why
-		}
-		if ok, why := w.rolled(u.API, u.APIImage); !ok {
-			return false, "phase Completed claimed while the API is not fully rolled out: " + why
+		for _, c := range u.Graph() {
+			if ok, why := w.rolled(c.Deployment, c.Image); !ok {
+				return false, fmt.Sprintf("phase Completed claimed while the %s is not fully rolled out: %s", completedLabel(u, c), why)
+			}
 		}
 	}
 	return true, ""
+}
+
+func completedLabel(u *UpgradeSpec, c ComponentSpec) string {
+	switch {
+	case u.Worker != "" && c.Deployment == u.Worker:
+		return "worker"
+	case u.Worker != "" && c.Deployment == u.API:
+		return "API"
+	}
+	return fmt.Sprintf("component %q", c.Name)
 }
 
 // Model is the porcupine model of the ordering contract over the steps of
@@ -267,6 +345,8 @@ func describeFact(e eventlog.Event) string {
 		return fmt.Sprintf("%s gen %d og %d spec %d rep %d upd %d avail %d term %s", e.Name, c.Generation, c.ObservedGeneration, c.Spec, c.Replicas, c.Updated, c.Available, term)
 	case eventlog.Phase:
 		return fmt.Sprintf("%s phase %s", e.Name, e.Phase)
+	case eventlog.ComponentPhase:
+		return fmt.Sprintf("%s component %s", e.Name, e.Phase)
 	case eventlog.DeploymentWrite:
 		return fmt.Sprintf("%s image %s", e.Name, e.Image)
 	}
@@ -291,7 +371,7 @@ func describeOp(o *Op) string {
 	case o.Kind == "Deployment" && o.Write():
 		fmt.Fprintf(&b, " → %s", strings.Join(o.Images, ","))
 	case o.Kind == "ApplicationUpgrade" && o.Write():
-		fmt.Fprintf(&b, " %s → %s", o.PrevPhase, o.Phase)
+		fmt.Fprintf(&b, " %s → %s%s", o.PrevPhase, o.Phase, describeComponents(o))
 	case o.Status != nil:
 		c := o.Status
 		fmt.Fprintf(&b, " → gen %d og %d rep %d upd %d avail %d", c.Generation, c.ObservedGeneration, c.Replicas, c.Updated, c.Available)
@@ -328,4 +408,19 @@ func describeWorld(w *world) string {
 		b.WriteString("; ")
 	}
 	return b.String()
+}
+
+// describeComponents lists the component phases a status write changed,
+// " (db=Rolled, cache=Upgrading)".
+func describeComponents(o *Op) string {
+	var parts []string
+	for _, n := range sortedKeys(o.Components) {
+		if o.Components[n] != o.PrevComponents[n] {
+			parts = append(parts, n+"="+o.Components[n])
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }

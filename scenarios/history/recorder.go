@@ -98,6 +98,7 @@ type reconcileInfo struct {
 	request string
 	upgrade *UpgradeSpec
 	phase   string
+	comps   map[string]string
 }
 
 type infoKey struct{}

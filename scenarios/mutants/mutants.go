@@ -1,6 +1,6 @@
 // Package mutants holds deliberately weakened readiness and transition
 // policies of the ApplicationUpgrade operator. They exist to prove that the
-// scenario checks can fail: `make test-mutants` runs cases C01–C04 against
+// scenario checks can fail: `make test-mutants` runs cases C01–C04 and the @mutants graph scenarios against
 // each mutant, on the simulator and on the real control plane, and passes
 // only if every mutant is caught. Tests select them through cluster.Policy;
 // nothing in operator/ can reach them.
@@ -33,7 +33,7 @@ type Mutant struct {
 func (m Mutant) Name() string { return m.Policy.Name }
 
 // All are the mutants every one of which the checks must catch.
-var All = []Mutant{CountersOnly, NoObservedGeneration, IgnoreTerminatingPods, TwoTransitions}
+var All = []Mutant{CountersOnly, NoObservedGeneration, IgnoreTerminatingPods, TwoTransitions, AnyDependency}
 
 // Equivalents are weakenings of the product rule that its other parts
 // mask; the checks must pass on them.
@@ -149,7 +149,7 @@ func twoSteps(g appupgrade.Graph) appupgrade.Plan {
 // ProductWithoutObservedGeneration is the product's four-part rule with
 // its first part removed. The ReplicaSet lookup (no ReplicaSet matches a
 // template the controller has not seen) and the pod list still stop it, so
-// it is safe in C01–C04; the checks must not flag it.
+// it is safe in C01–C04 and the @mutants graph scenarios; the checks must not flag it.
 var ProductWithoutObservedGeneration = Mutant{
 	Policy: cluster.Policy{Name: "product-without-observed-generation", Customize: assessWith(
 		func(d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods []corev1.Pod, o rollout.Options) rollout.Verdict {
@@ -157,4 +157,45 @@ var ProductWithoutObservedGeneration = Mutant{
 		})},
 	Description: "the product rule without the observedGeneration check (masked by the ReplicaSet and pod checks)",
 	Equivalent:  true,
+}
+
+// AnyDependency writes a component once ANY of its dependencies is rolled
+// out instead of ALL: a component with several dependencies is decided as
+// if it depended only on those already Rolled (all of them while none
+// is). Only a graph with a fan-in (the diamond) can tell it from the
+// product; on a chain it is the product.
+var AnyDependency = Mutant{
+	Policy: cluster.Policy{Name: "any-dependency", Customize: func(r *controller.ApplicationUpgradeReconciler) {
+		r.DecideFunc = anyDependency
+	}},
+	Description: "a dependent written when any one dependency is rolled out instead of every one",
+}
+
+func anyDependency(g appupgrade.Graph) appupgrade.Plan {
+	u := g.Upgrade.DeepCopy()
+	rolled := map[string]bool{}
+	for _, c := range u.Status.Components {
+		rolled[c.Name] = c.Phase == v1beta1.ComponentRolled
+	}
+	weakened := map[string][]string{}
+	for i := range u.Spec.Components {
+		c := &u.Spec.Components[i]
+		var some []string
+		for _, d := range c.DependsOn {
+			if rolled[d] {
+				some = append(some, d)
+			}
+		}
+		if len(some) > 0 && len(some) < len(c.DependsOn) {
+			c.DependsOn = some
+			weakened[c.Name] = some
+		}
+	}
+	next := appupgrade.Graph{Upgrade: u, ClaimedBy: g.ClaimedBy, Components: append([]appupgrade.Component(nil), g.Components...)}
+	for i := range next.Components {
+		if deps, ok := weakened[next.Components[i].Spec.Name]; ok {
+			next.Components[i].Spec.DependsOn = deps
+		}
+	}
+	return appupgrade.Decide(next)
 }

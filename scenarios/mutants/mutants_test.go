@@ -44,5 +44,43 @@ func TestMutantsAreNamedAndFound(t *testing.T) {
 		assert.Equal(t, m.Description, got.Description)
 		assert.NotNil(t, m.Policy.Customize, m.Name())
 	}
-	assert.Len(t, All, 4)
+	assert.Len(t, All, 5)
+}
+
+// TestAnyDependencyWritesTheCallerOfAHalfRolledDiamond: db ← {worker,
+// indexer} ← api with the worker Rolled and the indexer still rolling
+// out. The product keeps api Pending; the mutant decides it Upgrading and,
+// a pass later, writes it.
+func TestAnyDependencyWritesTheCallerOfAHalfRolledDiamond(t *testing.T) {
+	u := &v1beta1.ApplicationUpgrade{}
+	u.Generation, u.Status.ObservedGeneration, u.Status.Phase = 1, 1, v1beta1.PhaseProgressing
+	comp := func(name string, deps ...string) v1beta1.Component {
+		return v1beta1.Component{Name: name, DeploymentRef: v1beta1.DeploymentReference{Name: name}, Image: name + ":2", DependsOn: deps}
+	}
+	u.Spec.Components = []v1beta1.Component{comp("db"), comp("worker", "db"), comp("indexer", "db"), comp("api", "worker", "indexer")}
+	u.Status.Components = []v1beta1.ComponentStatus{{Name: "db", Phase: v1beta1.ComponentRolled}, {Name: "worker", Wave: 1, Phase: v1beta1.ComponentRolled},
+		{Name: "indexer", Wave: 1, Phase: v1beta1.ComponentRollingOut}, {Name: "api", Wave: 2, Phase: v1beta1.ComponentPending}}
+	rolled, rolling := rollout.Verdict{State: rollout.Rolled}, rollout.Verdict{State: rollout.Progressing}
+	g := appupgrade.Graph{Upgrade: u}
+	for _, c := range u.Spec.Components {
+		v, img := rolled, c.Name+":2"
+		if c.Name == "indexer" {
+			v = rolling
+		}
+		if c.Name == "api" {
+			img = "api:1"
+		}
+		g.Components = append(g.Components, appupgrade.Component{Spec: c, Key: types.NamespacedName{Name: c.Name}, Container: "app", Image: img, Rollout: v})
+	}
+	assert.Equal(t, v1beta1.ComponentPending, appupgrade.Decide(g).Components[3].Phase)
+	plan := anyDependency(g)
+	assert.Equal(t, v1beta1.ComponentUpgrading, plan.Components[3].Phase)
+	assert.Equal(t, []string{"worker", "indexer"}, g.Upgrade.Spec.Components[3].DependsOn, "the input is not modified")
+
+	u.Status.Components[3].Phase = v1beta1.ComponentUpgrading
+	plan = anyDependency(g)
+	if assert.Len(t, plan.Writes, 1) {
+		assert.Equal(t, "api", plan.Writes[0].Component)
+	}
+	assert.Empty(t, appupgrade.Decide(g).Writes, "the product does not write api")
 }

@@ -20,9 +20,9 @@ import (
 
 	"github.com/lunadas/upgrade-operator/fakevim"
 	"github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
-	"github.com/lunadas/upgrade-operator/operator/manager"
 	"github.com/lunadas/upgrade-operator/operator/platform/controller"
 	"github.com/lunadas/upgrade-operator/operator/starlingx/vim"
+	"github.com/lunadas/upgrade-operator/scenarios/simapi"
 	"github.com/lunadas/upgrade-operator/scenarios/stxsim"
 	"github.com/lunadas/upgrade-operator/simulator"
 	"github.com/lunadas/upgrade-operator/simulator/starlingx"
@@ -69,7 +69,7 @@ func New(opts Options) (*Env, error) {
 	if opts.RestartDelay == 0 {
 		opts.RestartDelay = time.Minute
 	}
-	sim := simulator.New(simulator.Options{Seed: opts.Seed, Scheme: manager.NewScheme(), Start: opts.System.Start})
+	sim := simapi.New(simulator.Options{Seed: opts.Seed, Start: opts.System.Start})
 	sim.SetClusterScoped(schema.GroupKind{Group: v1alpha1.GroupVersion.Group, Kind: "Upgrade"})
 	cfg := opts.System
 	cfg.Start = sim.Now()

@@ -12,14 +12,19 @@ import (
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
-	"github.com/lunadas/upgrade-operator/operator/manager"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/simapi"
 	"github.com/lunadas/upgrade-operator/scenarios/transcript"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
 // OperatorName is the name of the first operator's simulator.Controller.
 const OperatorName = "applicationupgrade"
+
+// ObservedVersion is the version the run's observers (event log,
+// transcript, Config.Observe) and the operator's watches see
+// ApplicationUpgrades at; the store keeps them at simapi.StorageVersion.
+var ObservedVersion = upgradesv1alpha1.GroupVersion
 
 // Env is a simulation with the Kubernetes models and the operator
 // installed, for callers that drive it step by step (scenarios that act
@@ -42,7 +47,7 @@ type Env struct {
 // subscribed, the Kubernetes models and the operator installed. It creates
 // none of cfg.Objects (see Create).
 func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
-	sim := simulator.New(simulator.Options{Seed: cfg.Seed, Scheme: manager.NewScheme()})
+	sim := simapi.New(simulator.Options{Seed: cfg.Seed})
 	e := &Env{Sim: sim, cfg: cfg, start: sim.Now()}
 	e.rec = eventlog.NewRecorder(e.start, cfg.EventLog)
 	e.tr = transcript.New(cfg.Transcript, e.start)
@@ -52,7 +57,7 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 		if cfg.Observe != nil {
 			cfg.Observe(ev)
 		}
-	})
+	}, ObservedVersion)
 	sim.Subscribe(func(simulator.WatchEvent) { e.changed = true })
 	sim.InstallKubeControllers(cfg.Kube)
 	e.sink = &eventSink{clock: sim.Clock(), start: e.start}

@@ -34,6 +34,8 @@ func imageOf(deployment, tag string) string { return Registry + "/" + deployment
 const (
 	roleWorker = "worker"
 	roleAPI    = "API"
+	// roleComponent is a Deployment of a graph upgrade, named by its step.
+	roleComponent = "component"
 )
 
 // defaultName is the Deployment name of a role when the step names none.
@@ -46,8 +48,11 @@ func defaultName(role string) string {
 
 // containerOf is the container a role's image goes into.
 func containerOf(role string) string {
-	if role == roleAPI {
+	switch role {
+	case roleAPI:
 		return "api"
+	case roleComponent:
+		return "app"
 	}
 	return "worker"
 }

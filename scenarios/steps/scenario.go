@@ -33,6 +33,11 @@ type scenario struct {
 	upgrades map[string]*upgradeSpec
 	order    []string // upgrade names, in the order applied
 
+	named    map[string]*deploymentSpec // Deployments of graph steps, by name
+	declared []string                   // their names, in the order declared
+	graphs   map[string]*graphSpec      // upgrades applied as v1beta1 graphs
+	refused  map[string]error           // graph upgrades admission refused
+
 	failStage, failStep string
 }
 
@@ -124,6 +129,7 @@ func (s *scenario) register(sc *godog.ScenarioContext) {
 	s.registerSetup(sc)
 	s.registerActions(sc)
 	s.registerThen(sc)
+	s.registerGraph(sc)
 }
 
 func (s *scenario) registerSetup(sc *godog.ScenarioContext) {
@@ -321,12 +327,12 @@ func (s *scenario) phaseBecomes(ctx context.Context, name, phase string, n int, 
 	}
 	seen := ""
 	err = s.cl.Eventually(ctx, fmt.Sprintf("upgrade %s phase %s", name, phase), duration(n, unit), func(ctx context.Context) (bool, error) {
-		u, err := s.getUpgrade(ctx, name)
+		st, err := s.readStatus(ctx, name)
 		if err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
-		seen = fmt.Sprintf("%s (%s)", u.Status.Phase, u.Status.Message)
-		return string(u.Status.Phase) == phase && u.Status.ObservedGeneration == u.Generation, nil
+		seen = fmt.Sprintf("%s (%s)", st.phase, st.message)
+		return st.phase == phase && st.observedAt == st.generation, nil
 	})
 	if err != nil {
 		return fmt.Errorf("%w; last seen: %s", err, seen)

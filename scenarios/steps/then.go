@@ -55,11 +55,11 @@ func (s *scenario) phaseStays(ctx context.Context, phase string, seconds int) er
 		return err
 	}
 	return s.cl.Consistently(ctx, fmt.Sprintf("upgrade %s stays %s", name, phase), time.Duration(seconds)*time.Second, func(ctx context.Context) (bool, error) {
-		u, err := s.getUpgrade(ctx, name)
+		st, err := s.readStatus(ctx, name)
 		if err != nil {
 			return false, err
 		}
-		return string(u.Status.Phase) == phase, nil
+		return st.phase == phase, nil
 	})
 }
 
@@ -72,12 +72,16 @@ func (s *scenario) current(ctx context.Context, name string) (*upgradesv1alpha1.
 }
 
 func (s *scenario) messageContains(ctx context.Context, name, text string) error {
-	u, err := s.current(ctx, name)
+	name, err := s.upgradeName(name)
 	if err != nil {
 		return err
 	}
-	if !strings.Contains(u.Status.Message, text) {
-		return fmt.Errorf("message %q does not contain %q", u.Status.Message, text)
+	st, err := s.readStatus(ctx, name)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(st.message, text) {
+		return fmt.Errorf("message %q does not contain %q", st.message, text)
 	}
 	return nil
 }
@@ -111,12 +115,12 @@ func (s *scenario) statusImages(ctx context.Context, worker, api string) error {
 func (s *scenario) held(ctx context.Context, name, other string, seconds int) error {
 	seen := ""
 	err := s.cl.Eventually(ctx, fmt.Sprintf("upgrade %s held by %s", name, other), time.Duration(seconds)*time.Second, func(ctx context.Context) (bool, error) {
-		u, err := s.getUpgrade(ctx, name)
+		st, err := s.readStatus(ctx, name)
 		if err != nil {
 			return false, err
 		}
-		seen = fmt.Sprintf("%s (%s)", u.Status.Phase, u.Status.Message)
-		return u.Status.Phase == upgradesv1alpha1.PhasePending && strings.Contains(u.Status.Message, other), nil
+		seen = fmt.Sprintf("%s (%s)", st.phase, st.message)
+		return st.phase == string(upgradesv1alpha1.PhasePending) && strings.Contains(st.message, other), nil
 	})
 	if err != nil {
 		return fmt.Errorf("%w; last seen %s", err, seen)
