@@ -84,7 +84,12 @@ func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.R
 	}
 	plan := decide(g)
 	r.markReady(&u, g, plan)
-	written, werr := r.performWrites(ctx, g, &plan)
+	written, werr := r.performWrites(ctx, &u, g, &plan)
+	if werr != nil && len(written) == 0 {
+		// Nothing changed: no status patch, whose watch event would retry at
+		// once and defeat the workqueue's back-off.
+		return ctrl.Result{}, werr
+	}
 	if err := r.patchStatus(ctx, &u, g, plan, written); err != nil {
 		return ctrl.Result{}, errors.Join(werr, err)
 	}
@@ -96,7 +101,7 @@ func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.R
 // in plan (so status does not claim a rollout that was never started).
 // It returns the Deployment generation each successful write produced, by
 // component, and the first error.
-func (r *ApplicationUpgradeReconciler) performWrites(ctx context.Context, g appupgrade.Graph, plan *appupgrade.Plan) (map[string]int64, error) {
+func (r *ApplicationUpgradeReconciler) performWrites(ctx context.Context, u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan *appupgrade.Plan) (map[string]int64, error) {
 	written := map[string]int64{}
 	var failed error
 	for _, w := range plan.Writes {
@@ -108,10 +113,11 @@ func (r *ApplicationUpgradeReconciler) performWrites(ctx context.Context, g appu
 			}
 			failed = err
 		}
+		// Not written: the component stays as recorded (Upgrading), so the
+		// status changes only by the writes that succeeded.
 		for i := range plan.Components {
 			if c := &plan.Components[i]; c.Name == w.Component {
-				c.Phase, c.Reason = v1beta1.ComponentUpgrading, "ImageWriteFailed"
-				c.Message = "Image write failed, retrying: " + failed.Error()
+				c.Phase, c.Message = v1beta1.ComponentUpgrading, recordedMessage(u, w.Component)
 			}
 		}
 	}
@@ -162,4 +168,14 @@ func (r *ApplicationUpgradeReconciler) now() time.Time {
 		return time.Now()
 	}
 	return r.Clock.Now()
+}
+
+// recordedMessage is the message status holds for component name, or "".
+func recordedMessage(u *v1beta1.ApplicationUpgrade, name string) string {
+	for _, c := range u.Status.Components {
+		if c.Name == name {
+			return c.Message
+		}
+	}
+	return ""
 }
