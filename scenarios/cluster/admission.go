@@ -3,63 +3,92 @@ package cluster
 import (
 	"context"
 
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/validation/field"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
-	"github.com/lunadas/upgrade-operator/operator/appupgrade"
+	"github.com/lunadas/upgrade-operator/operator/appupgrade/webhook"
 )
 
 // admissionClient is the simulator's stand-in for the API server's
 // admission chain in front of ApplicationUpgrades: a create or update is
-// refused, as the validating webhook refuses it on a real cluster, when
-// appupgrade.Validate — the check that webhook runs — finds the graph
-// unusable (a cycle, an unknown dependsOn, a self-dependency, a Deployment
-// twice). v1alpha1 objects are judged as their v1beta1 conversion.
-// Only the user's client goes through it: the operator never writes an
-// upgrade's spec.
+// refused exactly as the validating webhook refuses it on a real cluster —
+// the same decision, webhook.Check (the graph: a cycle, an unknown
+// dependsOn, a self-dependency, a Deployment twice; and the overlap guard
+// against the other upgrades), and the API server's denial (403, "admission
+// webhook … denied the request: …"). v1alpha1 objects are judged as their
+// v1beta1 conversion (matchPolicy Equivalent). Only the user's client goes
+// through it: the operator never writes an upgrade's spec.
 type admissionClient struct {
 	client.Client
 }
 
 func (c admissionClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
-	if err := admit(obj); err != nil {
+	if err := c.admit(ctx, obj, false); err != nil {
 		return err
 	}
 	return c.Client.Create(ctx, obj, opts...)
 }
 
 func (c admissionClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
-	if err := admit(obj); err != nil {
+	if err := c.admit(ctx, obj, true); err != nil {
 		return err
 	}
 	return c.Client.Update(ctx, obj, opts...)
 }
 
-// admit returns the refusal of obj as an Invalid status error, or nil.
-func admit(obj client.Object) error {
-	var hub *upgradesv1beta1.ApplicationUpgrade
-	switch o := obj.(type) {
-	case *upgradesv1beta1.ApplicationUpgrade:
-		hub = o
-	case *upgradesv1alpha1.ApplicationUpgrade:
-		hub = &upgradesv1beta1.ApplicationUpgrade{}
-		if err := o.ConvertTo(hub); err != nil {
+// WebhookName is the validating webhook's name as the API server quotes it.
+const WebhookName = "vapplicationupgrade.upgrades.lunadas.dev"
+
+// admit returns the refusal of obj as the API server reports a webhook's
+// denial, or nil.
+func (c admissionClient) admit(ctx context.Context, obj client.Object, update bool) error {
+	hub, err := toHub(obj)
+	if hub == nil || err != nil {
+		return err
+	}
+	var old *upgradesv1beta1.ApplicationUpgrade
+	if update {
+		old = &upgradesv1beta1.ApplicationUpgrade{}
+		if err := c.Client.Get(ctx, client.ObjectKeyFromObject(hub), old); err != nil {
 			return err
 		}
-	default:
+		if hub.DeletionTimestamp != nil || equality.Semantic.DeepEqual(old.Spec, hub.Spec) {
+			return nil
+		}
+	}
+	var others upgradesv1beta1.ApplicationUpgradeList
+	if err := c.Client.List(ctx, &others); err != nil {
+		return err
+	}
+	return denial(webhook.Check(old, hub, others.Items))
+}
+
+// denial is a webhook's refusal as the API server reports it (403), or nil.
+func denial(err error) error {
+	if err == nil {
 		return nil
 	}
-	errs := appupgrade.Validate(hub)
-	if len(errs) == 0 {
-		return nil
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden,
+		Message: fmt.Sprintf("admission webhook %q denied the request: %v", WebhookName, err)}}
+}
+
+// toHub is obj as a v1beta1 ApplicationUpgrade, or nil for other kinds.
+func toHub(obj client.Object) (*upgradesv1beta1.ApplicationUpgrade, error) {
+	switch o := obj.(type) {
+	case *upgradesv1beta1.ApplicationUpgrade:
+		return o, nil
+	case *upgradesv1alpha1.ApplicationUpgrade:
+		hub := &upgradesv1beta1.ApplicationUpgrade{}
+		if err := o.DeepCopy().ConvertTo(hub); err != nil {
+			return nil, err
+		}
+		return hub, nil
 	}
-	var list field.ErrorList
-	for _, err := range errs {
-		list = append(list, field.Invalid(field.NewPath("spec", "components"), len(hub.Spec.Components), err.Error()))
-	}
-	gk := upgradesv1beta1.GroupVersion.WithKind("ApplicationUpgrade").GroupKind()
-	return apierrors.NewInvalid(gk, hub.Name, list)
+	return nil, nil
 }

@@ -7,9 +7,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	"github.com/lunadas/upgrade-operator/operator/appupgrade/webhook"
 	"github.com/lunadas/upgrade-operator/scenarios/history"
 )
 
@@ -46,18 +48,27 @@ func TestAdmissionRefusesACycleNamingIt(t *testing.T) {
 	for _, c := range [][2]string{{"a", "c"}, {"b", "a"}, {"c", "b"}} {
 		u.Spec.Components = append(u.Spec.Components, upgradesv1beta1.Component{Name: c[0], DeploymentRef: upgradesv1beta1.DeploymentReference{Name: c[0]}, Image: c[0] + ":2", DependsOn: []string{c[1]}})
 	}
-	err := admit(u)
-	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "dependency cycle a → c → b → a") {
-		t.Fatalf("admit = %v, want Invalid naming the cycle a → c → b → a", err)
+	err := admitAlone(u)
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "dependency cycle a → c → b → a") {
+		t.Fatalf("admit = %v, want Forbidden (a webhook denial) naming the cycle a → c → b → a", err)
 	}
 	u.Spec.Components[0].DependsOn = nil
-	if err := admit(u); err != nil {
+	if err := admitAlone(u); err != nil {
 		t.Fatalf("admit of an acyclic graph = %v", err)
 	}
 	alpha := &upgradesv1alpha1.ApplicationUpgrade{Spec: upgradesv1alpha1.ApplicationUpgradeSpec{
 		Worker: upgradesv1alpha1.ComponentSpec{DeploymentRef: upgradesv1alpha1.DeploymentReference{Name: "w"}, Image: "w:2"},
 		API:    upgradesv1alpha1.ComponentSpec{DeploymentRef: upgradesv1alpha1.DeploymentReference{Name: "a"}, Image: "a:2"}}}
-	if err := admit(alpha); err != nil {
+	if err := admitAlone(alpha); err != nil {
 		t.Fatalf("a v1alpha1 upgrade is always a valid graph: %v", err)
 	}
+}
+
+// admitAlone is the admission decision for obj with no other upgrade stored.
+func admitAlone(obj client.Object) error {
+	hub, err := toHub(obj)
+	if hub == nil || err != nil {
+		return err
+	}
+	return denial(webhook.Check(nil, hub, nil))
 }

@@ -399,9 +399,19 @@ func (s *scenario) refusedOrHeld(ctx context.Context, name, other string, second
 	return s.held(ctx, name, other, seconds)
 }
 
-// reapply creates a refused graph upgrade again, unchanged.
+// reapply creates a refused upgrade (graph or v1alpha1) again, unchanged.
 func (s *scenario) reapply(ctx context.Context, name string) error {
 	g := s.graphs[name]
+	if u := s.upgrades[name]; g == nil && u != nil {
+		if s.refused[name] == nil {
+			return nil
+		}
+		delete(s.refused, name)
+		if err := s.cl.Client().Create(ctx, u.object(s.cl.Namespace())); err != nil {
+			return fmt.Errorf("upgrade %s refused again: %w", name, err)
+		}
+		return nil
+	}
 	if g == nil {
 		return fmt.Errorf("no graph upgrade %q was applied in this scenario", name)
 	}

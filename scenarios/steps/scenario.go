@@ -11,6 +11,7 @@ import (
 
 	"github.com/cucumber/godog"
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -252,7 +253,16 @@ func (s *scenario) apply(ctx context.Context, name, clauses string) error {
 	s.upgrades[name] = u
 	s.order = append(s.order, name)
 	obj := u.object(s.cl.Namespace())
-	if err := s.cl.Client().Create(ctx, obj); err != nil {
+	err := s.cl.Client().Create(ctx, obj)
+	if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) {
+		// An admission refusal (the overlap guard) is for a refusal step to judge.
+		if s.refused == nil {
+			s.refused = map[string]error{}
+		}
+		s.refused[name] = err
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("create applicationupgrade %s/%s: %w", obj.Namespace, name, err)
 	}
 	return nil
