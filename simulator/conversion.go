@@ -30,6 +30,33 @@ type ConvertFunc func(obj runtime.Object, to schema.GroupVersion) (runtime.Objec
 type kindConversion struct {
 	storage string
 	convert ConvertFunc
+	// memo holds the last two conversions (a watch event converts the new
+	// and the old object) of each stored object to each served version:
+	// stored objects are immutable snapshots, so a conversion of the same
+	// pointer is reused (as an informer holds one converted copy) instead
+	// of calling convert on every read.
+	memo map[memoKey]*memoEntry
+}
+
+type memoKey struct {
+	to  schema.GroupVersionKind
+	key client.ObjectKey
+}
+
+type memoEntry struct{ src, out [2]client.Object }
+
+func (m *memoEntry) lookup(src client.Object) client.Object {
+	for i := range m.src {
+		if m.src[i] == src {
+			return m.out[i]
+		}
+	}
+	return nil
+}
+
+func (m *memoEntry) add(src, out client.Object) {
+	m.src[1], m.out[1] = m.src[0], m.out[0]
+	m.src[0], m.out[0] = src, out
 }
 
 // SetConversion makes gk a multi-version kind, as a CustomResourceDefinition
@@ -43,18 +70,25 @@ type kindConversion struct {
 // controllers are converted from storage to the version asked for. A
 // failing convert is an InternalError "conversion webhook for <gvk>
 // failed: ..." of the call that needed it. The storage version must be in
-// the scheme. Call it before any object of gk exists; it panics otherwise.
+// the scheme.
+//
+// convert must be a function of its input: the result of converting a
+// stored object is reused until the object changes. To change the
+// converter's behaviour mid-run (a webhook that goes down, a new release),
+// call SetConversion again with the same storage version: that forgets
+// every earlier result. Changing the storage version of a kind that has
+// objects panics (the simulator does not migrate storage).
 func (s *Sim) SetConversion(gk schema.GroupKind, storage string, convert ConvertFunc) {
 	sgvk := gk.WithVersion(storage)
 	if !s.scheme.Recognizes(sgvk) {
 		panic(fmt.Sprintf("simulator: SetConversion: storage version %s is not in the scheme", sgvk))
 	}
 	for gvk, objs := range s.store.kinds {
-		if gvk.GroupKind() == gk && len(objs) > 0 {
-			panic(fmt.Sprintf("simulator: SetConversion for %s after objects of it were stored", gk))
+		if gvk.GroupKind() == gk && gvk != sgvk && len(objs) > 0 {
+			panic(fmt.Sprintf("simulator: SetConversion: %s has objects stored at %s, not %s", gk, gvk.Version, storage))
 		}
 	}
-	s.store.conversions[gk] = &kindConversion{storage: storage, convert: convert}
+	s.store.conversions[gk] = &kindConversion{storage: storage, convert: convert, memo: map[memoKey]*memoEntry{}}
 }
 
 // storageGVK is the version objects of gvk's kind are stored at.
@@ -69,9 +103,11 @@ func (st *store) storageGVK(gvk schema.GroupVersionKind) schema.GroupVersionKind
 }
 
 // convert returns obj (of version from) at version to: obj itself when the
-// versions are equal, else a fresh object from the kind's ConvertFunc,
-// checked and with its metadata restored as the apiextensions-apiserver's
-// webhook converter does (validateConvertedObject, restoreObjectMeta).
+// versions are equal, else an object from the kind's ConvertFunc, checked
+// and with its metadata restored as the apiextensions-apiserver's webhook
+// converter does (validateConvertedObject, restoreObjectMeta). The result
+// of converting from the storage version may be shared (memo): callers
+// must not modify it.
 func (st *store) convert(obj client.Object, from, to schema.GroupVersionKind) (client.Object, error) {
 	if from == to {
 		return obj, nil
@@ -80,6 +116,27 @@ func (st *store) convert(obj client.Object, from, to schema.GroupVersionKind) (c
 	if c == nil || from.GroupKind() != to.GroupKind() {
 		return nil, fmt.Errorf("simulator: no conversion from %s to %s", from, to)
 	}
+	if from.Version != c.storage {
+		return st.callConvert(c, obj, from, to)
+	}
+	mk := memoKey{to: to, key: client.ObjectKeyFromObject(obj)}
+	m := c.memo[mk]
+	if m == nil {
+		m = &memoEntry{}
+		c.memo[mk] = m
+	}
+	if out := m.lookup(obj); out != nil {
+		return out, nil
+	}
+	out, err := st.callConvert(c, obj, from, to)
+	if err == nil {
+		m.add(obj, out)
+	}
+	return out, err
+}
+
+// callConvert runs the kind's ConvertFunc on a copy of obj and checks it.
+func (st *store) callConvert(c *kindConversion, obj client.Object, from, to schema.GroupVersionKind) (client.Object, error) {
 	in := obj.DeepCopyObject().(client.Object)
 	in.GetObjectKind().SetGroupVersionKind(from)
 	ro, err := c.convert(in, to.GroupVersion())
@@ -187,4 +244,15 @@ func (st *store) getAt(gvk schema.GroupVersionKind, key client.ObjectKey) (clien
 		return nil, nil
 	}
 	return st.convert(cur, sgvk, gvk)
+}
+
+// forgetConversions drops the memoised conversions of a deleted object.
+func (st *store) forgetConversions(gvk schema.GroupVersionKind, key client.ObjectKey) {
+	c := st.conversions[gvk.GroupKind()]
+	if c == nil {
+		return
+	}
+	for _, gv := range st.s.scheme.VersionsForGroupKind(gvk.GroupKind()) {
+		delete(c.memo, memoKey{to: gv.WithKind(gvk.Kind), key: key})
+	}
 }

@@ -264,7 +264,8 @@ func TestConversionErrorIsAnInternalError(t *testing.T) {
 	s.Subscribe(func(WatchEvent) { atStorage++ })
 	mustCreate(t, c, newGadget())
 
-	gc.fail = true
+	gc.fail = true // the webhook goes down
+	gc.install(s)
 	var g gadgetV1
 	err := c.Get(ctx, gadgetKey, &g)
 	if !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "conversion webhook for toy.sim.dev/v2, Kind=Gadget failed: connection refused") {
@@ -301,15 +302,18 @@ func TestConversionMetadataIsRestoredButLabelsAndAnnotations(t *testing.T) {
 		o.SetResourceVersion("999")
 		o.SetLabels(map[string]string{"added": "by-webhook"})
 	}
+	gc.install(s)
 	g1 := getV1(t, c)
 	if g1.Generation != 1 || g1.ResourceVersion == "999" || g1.Labels["added"] != "by-webhook" || g1.Labels["app"] != "" {
 		t.Errorf("converted metadata %+v: want generation and resourceVersion restored, the webhook's labels kept", g1.ObjectMeta)
 	}
 	gc.mangle = func(out runtime.Object) { out.(client.Object).SetLabels(map[string]string{"bad key!": "x"}) }
+	gc.install(s)
 	if err := c.Get(context.Background(), gadgetKey, g1); !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "invalid metadata") {
 		t.Errorf("invalid labels from the webhook: %v, want an InternalError about invalid metadata", err)
 	}
 	gc.mangle = func(out runtime.Object) { out.(client.Object).SetName("other") }
+	gc.install(s)
 	if err := c.Get(context.Background(), gadgetKey, g1); !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "must have the same name") {
 		t.Errorf("renaming webhook: %v, want an InternalError", err)
 	}
@@ -372,5 +376,30 @@ func TestHubConversionSpokeToHubAndBack(t *testing.T) {
 	}
 	if _, err := conv(&widget{}, gadgetV1GV); err == nil {
 		t.Error("converting a kind that has no such version: want an error")
+	}
+}
+
+func TestConversionOfAnUnchangedObjectIsReused(t *testing.T) {
+	s, gc := newGadgetSim()
+	c := s.Client()
+	s.Subscribe(func(WatchEvent) {}, gadgetV1GV)
+	mustCreate(t, c, newGadget()) // v1 → v2 to store, v2 → v1 for the answer (reused by the event)
+	for range 5 {
+		getV1(t, c)
+		if err := c.List(context.Background(), &gadgetV1List{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if gc.calls[gadgetV1GV] != 1 || gc.calls[gadgetV2GV] != 1 {
+		t.Errorf("conversions %v: want one each way for one stored object read ten times", gc.calls)
+	}
+	g := getV1(t, c)
+	g.Spec.Size = 4
+	if err := c.Update(context.Background(), g); err != nil {
+		t.Fatal(err)
+	}
+	getV1(t, c)
+	if gc.calls[gadgetV1GV] != 2 {
+		t.Errorf("conversions to v1 after an update: %d, want 2 (the new object once)", gc.calls[gadgetV1GV])
 	}
 }

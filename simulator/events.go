@@ -63,10 +63,11 @@ func (sub subscriber) notify(ev *versionedEvent) {
 // versionedEvent is a committed change at its storage version gvk, and its
 // conversions to other versions, each made at most once.
 type versionedEvent struct {
-	st   *store
-	gvk  schema.GroupVersionKind
-	ev   WatchEvent
-	conv map[schema.GroupVersionKind]*WatchEvent // nil: failed
+	st     *store
+	gvk    schema.GroupVersionKind
+	ev     WatchEvent
+	stored client.Object                           // the object as stored (ev.Object is a copy)
+	conv   map[schema.GroupVersionKind]*WatchEvent // nil: failed
 }
 
 // at is the event at version gvk; false when the conversion failed (logged).
@@ -83,7 +84,9 @@ func (v *versionedEvent) at(gvk schema.GroupVersionKind) (WatchEvent, bool) {
 	if v.conv == nil {
 		v.conv = map[schema.GroupVersionKind]*WatchEvent{}
 	}
-	e, err := v.st.convertEvent(v.ev, v.gvk, gvk)
+	src := v.ev
+	src.Object = v.stored // the stored pointer: its conversion is memoised
+	e, err := v.st.convertEvent(src, v.gvk, gvk)
 	if err != nil {
 		v.conv[gvk] = nil
 		v.st.s.logger.Error(err, "watch event dropped: conversion failed", "kind", gvk, "object", objectName(v.ev.Object))
@@ -93,18 +96,24 @@ func (v *versionedEvent) at(gvk schema.GroupVersionKind) (WatchEvent, bool) {
 	return e, true
 }
 
-// convertEvent converts an event's objects from version from to version to.
+// convertEvent converts an event's objects from version from to version
+// to; each converted object is a copy of its own.
 func (st *store) convertEvent(ev WatchEvent, from, to schema.GroupVersionKind) (WatchEvent, error) {
+	if from == to {
+		return ev, nil
+	}
 	obj, err := st.convert(ev.Object, from, to)
 	if err != nil {
 		return ev, err
 	}
 	out := ev
-	out.Object = obj
+	out.Object = obj.DeepCopyObject().(client.Object)
 	if ev.Old != nil {
-		if out.Old, err = st.convert(ev.Old, from, to); err != nil {
+		old, err := st.convert(ev.Old, from, to)
+		if err != nil {
 			return ev, err
 		}
+		out.Old = old.DeepCopyObject().(client.Object)
 	}
 	return out, nil
 }

@@ -140,7 +140,8 @@ func (g *gadgetV1) ConvertFrom(h conversion.Hub) error {
 	return nil
 }
 
-// gadgetConverter is HubConversion with switches for failure tests.
+// gadgetConverter is HubConversion with switches for failure tests (call
+// install after changing them).
 type gadgetConverter struct {
 	fail   bool                        // every conversion fails
 	mangle func(out runtime.Object)    // edits the result
@@ -172,6 +173,10 @@ func newGadgetSim() (*Sim, *gadgetConverter) {
 	metav1.AddToGroupVersion(sch, gadgetV2GV)
 	s := New(Options{Seed: 1, Scheme: sch})
 	gc := &gadgetConverter{calls: map[schema.GroupVersion]int{}, hub: HubConversion(sch)}
-	s.SetConversion(gadgetGK, "v2", gc.convert)
+	gc.install(s)
 	return s, gc
 }
+
+// install (re)registers the converter, as after changing its switches: the
+// simulator reuses conversions of unchanged objects until then.
+func (gc *gadgetConverter) install(s *Sim) { s.SetConversion(gadgetGK, "v2", gc.convert) }

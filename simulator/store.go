@@ -149,13 +149,14 @@ func (st *store) commit(typ watch.EventType, gvk schema.GroupVersionKind, obj, o
 	}
 	if typ == watch.Deleted {
 		delete(m, key)
+		st.forgetConversions(gvk, key)
 	} else {
 		m[key] = obj
 	}
 	if len(st.s.subs) == 0 {
 		return
 	}
-	ev := &versionedEvent{st: st, gvk: gvk,
+	ev := &versionedEvent{st: st, gvk: gvk, stored: obj,
 		ev: WatchEvent{Type: typ, Object: obj.DeepCopyObject().(client.Object), Old: old, Time: st.s.now}}
 	for _, sub := range st.s.subs {
 		sub.notify(ev)

@@ -68,14 +68,16 @@ func newInformers(sim *simulator.Sim, lister client.Client) (*informers, error) 
 		"replicasets": func() client.ObjectList { return &appsv1.ReplicaSetList{} },
 		"pods":        func() client.ObjectList { return &corev1.PodList{} },
 	}
+	var versions []schema.GroupVersion // the informers' versions: events arrive converted to them
 	for name, proto := range informerKinds {
 		gvk, err := apiutil.GVKForObject(proto, inf.scheme)
 		if err != nil {
 			return nil, err
 		}
 		inf.kinds[gvk] = &informer{name: name, list: lists[name], objs: map[types.NamespacedName]client.Object{}}
+		versions = append(versions, gvk.GroupVersion())
 	}
-	sim.Subscribe(inf.observe, upgradesv1alpha1.GroupVersion) // the version its informer kinds are keyed by
+	sim.Subscribe(inf.observe, versions...)
 	return inf, nil
 }
 
