@@ -84,7 +84,7 @@ Feature: Components are upgraded in dependency order, independent ones in parall
     And the message contains "cache"
     And no component's image is written while an old pod of a component it depends on exists
 
-  @graph @sim-only
+  @real @graph
   Scenario: a dependency cycle is refused at admission, naming the cycle
     Given the Deployments "a", "b" and "c", each with 1 replica
     And the Deployments are rolled out

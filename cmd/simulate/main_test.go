@@ -86,7 +86,7 @@ func TestSimulateBadInputGivesOneReadableLine(t *testing.T) {
 		{"bad limit flag", map[string]string{"app.yaml": api}, []string{"--limit", "-3m"}, "must be a positive duration"},
 		{"bad worker image never rolls", map[string]string{"app.yaml": worker + "---\n" + api,
 			"up.yaml": strings.Replace(strings.Replace(upgrade, "%s", ", containerName: worker", 1), "job-worker:v2", "job-worker:does-not-exist", 1)}, nil,
-			"ended Failed: Worker job-system/job-worker rollout failed: pod job-worker-"},
+			"ended Failed: worker: Rollout of job-system/job-worker failed: pod job-worker-"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -187,7 +187,11 @@ func dependenciesRolledMessage(c Component) string {
 	if len(c.Spec.DependsOn) == 0 {
 		return "Upgrading " + c.Key.String()
 	}
-	return "Dependencies " + strings.Join(c.Spec.DependsOn, ", ") + " rolled out, every old pod gone: upgrading " + c.Key.String()
+	noun := "Dependency "
+	if len(c.Spec.DependsOn) > 1 {
+		noun = "Dependencies "
+	}
+	return noun + strings.Join(c.Spec.DependsOn, ", ") + " rolled out, every old pod gone: upgrading " + c.Key.String()
 }
 
 // upgrade writes component i's image only when every dependency is at its
@@ -257,7 +261,7 @@ func summarize(p *Plan, changedReason string) {
 		p.Message = fmt.Sprintf("Upgrade completed: %d components rolled out", len(rolled))
 	case terminal:
 		p.Phase, p.Reason = v1beta1.PhaseFailed, ReasonRolloutFailed
-		p.Message = "Failed: " + strings.Join(failed, "; ")
+		p.Message = strings.Join(failed, "; ")
 		if c := firstFailed(p.Components); c.Reason == ReasonConfigError {
 			p.Reason = ReasonConfigError
 		}

@@ -18,14 +18,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
-	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
 // informerKinds are the kinds the operator reads, by the names the
 // "kind" parameter uses.
 var informerKinds = map[string]client.Object{
-	"upgrades":    &upgradesv1alpha1.ApplicationUpgrade{},
+	"upgrades":    &upgradesv1beta1.ApplicationUpgrade{}, // the version the operator reads
 	"deployments": &appsv1.Deployment{},
 	"replicasets": &appsv1.ReplicaSet{},
 	"pods":        &corev1.Pod{},
@@ -63,7 +63,7 @@ func newInformers(sim *simulator.Sim, lister client.Client) (*informers, error) 
 	inf := &informers{sim: sim, scheme: sim.Scheme(), lister: lister,
 		kinds: map[schema.GroupVersionKind]*informer{}, indexes: map[schema.GroupVersionKind]map[string]client.IndexerFunc{}}
 	lists := map[string]func() client.ObjectList{
-		"upgrades":    func() client.ObjectList { return &upgradesv1alpha1.ApplicationUpgradeList{} },
+		"upgrades":    func() client.ObjectList { return &upgradesv1beta1.ApplicationUpgradeList{} },
 		"deployments": func() client.ObjectList { return &appsv1.DeploymentList{} },
 		"replicasets": func() client.ObjectList { return &appsv1.ReplicaSetList{} },
 		"pods":        func() client.ObjectList { return &corev1.PodList{} },

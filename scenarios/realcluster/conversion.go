@@ -1,21 +1,29 @@
 package realcluster
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	appwebhook "github.com/lunadas/upgrade-operator/operator/appupgrade/webhook"
 )
 
-// The harness's conversion server: one per process, started by the first
+// The harness's webhook server: one per process, started by the first
 // InstallCRDs and serving until the process exits. It is controller-runtime's
 // conversion handler over the operator's scheme (v1alpha1 ⇄ the v1beta1
 // hub), the same code the manager's webhook server runs at /convert, over
@@ -28,6 +36,10 @@ var (
 	convOnce sync.Once
 	convSpec *apiextensionsv1.CustomResourceConversion
 	convErr  error
+	convMux  *http.ServeMux
+	convBase string // https://127.0.0.1:PORT
+	convCA   []byte
+	hooks    atomic.Int64 // validating webhooks registered on convMux
 )
 
 // LocalConversion starts the process's conversion server on first use and
@@ -56,6 +68,7 @@ func startConversionServer() (*apiextensionsv1.CustomResourceConversion, error) 
 		return nil, fmt.Errorf("conversion server: listen on 127.0.0.1: %w", err)
 	}
 	mux := http.NewServeMux()
+	convMux, convBase, convCA = mux, "https://"+l.Addr().String(), cert.CA
 	mux.Handle(appwebhook.ConvertPath, conversion.NewWebhookHandler(Scheme(), conversion.NewRegistry()))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}}
@@ -78,4 +91,37 @@ func withConversion(crd *apiextensionsv1.CustomResourceDefinition, conv *apiexte
 	out := crd.DeepCopy()
 	out.Spec.Conversion = conv.DeepCopy()
 	return out
+}
+
+// HarnessWebhookName names the ValidatingWebhookConfiguration InstallCRDs
+// creates on the local control plane.
+const HarnessWebhookName = "upgrade-operator-harness"
+
+// installValidatingWebhook registers the operator's ApplicationUpgrade
+// admission (appwebhook.Validator: the graph checks and the overlap guard,
+// listing upgrades through c) on the harness server at a path of its own,
+// and points a ValidatingWebhookConfiguration of c's cluster at it — the
+// configuration deploy/webhook installs in-cluster, with a URL instead of
+// a Service. Like conversion, it outlives any manager the test restarts.
+func installValidatingWebhook(ctx context.Context, c client.Client) error {
+	if _, err := LocalConversion(); err != nil {
+		return err
+	}
+	path := fmt.Sprintf("/validate-applicationupgrade/%d", hooks.Add(1))
+	convMux.Handle(path, admission.WithValidator[*upgradesv1beta1.ApplicationUpgrade](Scheme(), &appwebhook.Validator{Reader: c}))
+	url := convBase + path
+	fail, none, equivalent := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone, admissionregistrationv1.Equivalent
+	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: HarnessWebhookName},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:                    "vapplicationupgrade.upgrades.lunadas.dev",
+			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: convCA},
+			Rules:                   []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}, Rule: admissionregistrationv1.Rule{APIGroups: []string{upgradesv1beta1.GroupVersion.Group}, APIVersions: []string{upgradesv1beta1.GroupVersion.Version}, Resources: []string{"applicationupgrades"}}}},
+			FailurePolicy:           &fail,
+			SideEffects:             &none,
+			MatchPolicy:             &equivalent,
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+	return Apply(ctx, c, []client.Object{cfg})
 }

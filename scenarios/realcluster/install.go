@@ -34,7 +34,9 @@ func Scheme() *runtime.Scheme {
 // timeout for each to be Established. The ApplicationUpgrade CRD's
 // conversion webhook points at this process's conversion server
 // (LocalConversion), so v1alpha1 and v1beta1 are both readable for as long
-// as the process runs, whatever happens to the operator. For an API server
+// as the process runs, whatever happens to the operator; the operator's
+// admission webhook (graph checks, overlap guard) is served there too and
+// registered as the ValidatingWebhookConfiguration HarnessWebhookName. For an API server
 // that cannot reach 127.0.0.1, or a process that exits after installing,
 // use InstallCRDsAsGenerated.
 func InstallCRDs(ctx context.Context, c client.Client, fsys fs.FS, dir string, timeout time.Duration) error {
@@ -42,7 +44,10 @@ func InstallCRDs(ctx context.Context, c client.Client, fsys fs.FS, dir string, t
 	if err != nil {
 		return fmt.Errorf("install crds: %w", err)
 	}
-	return installCRDs(ctx, c, fsys, dir, timeout, conv)
+	if err := installCRDs(ctx, c, fsys, dir, timeout, conv); err != nil {
+		return err
+	}
+	return installValidatingWebhook(ctx, c)
 }
 
 // InstallCRDsAsGenerated is InstallCRDs with the CRDs exactly as generated:
