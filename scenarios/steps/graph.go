@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
@@ -232,16 +233,20 @@ func (s *scenario) readStatus(ctx context.Context, name string) (upgradeStatus, 
 }
 
 // alphaRoundTrip reads upgrade name as v1alpha1 and updates it unchanged,
-// as an old client (kubectl edit with the v1alpha1 schema) does.
+// as an old client (kubectl edit with the v1alpha1 schema) does — and, like
+// it, reads again and retries when the operator's status patch got in
+// between (a Conflict).
 func (s *scenario) alphaRoundTrip(ctx context.Context, name string) error {
-	var u upgradesv1alpha1.ApplicationUpgrade
-	if err := s.cl.Client().Get(ctx, types.NamespacedName{Namespace: s.cl.Namespace(), Name: name}, &u); err != nil {
-		return fmt.Errorf("read applicationupgrade %s as v1alpha1: %w", name, err)
-	}
-	if err := s.cl.Client().Update(ctx, &u); err != nil {
-		return fmt.Errorf("write applicationupgrade %s back as v1alpha1: %w", name, err)
-	}
-	return nil
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var u upgradesv1alpha1.ApplicationUpgrade
+		if err := s.cl.Client().Get(ctx, types.NamespacedName{Namespace: s.cl.Namespace(), Name: name}, &u); err != nil {
+			return fmt.Errorf("read applicationupgrade %s as v1alpha1: %w", name, err)
+		}
+		if err := s.cl.Client().Update(ctx, &u); err != nil {
+			return fmt.Errorf("write applicationupgrade %s back as v1alpha1: %w", name, err)
+		}
+		return nil
+	})
 }
 
 func dependsOn(u *upgradesv1beta1.ApplicationUpgrade, caller, callee string) error {
