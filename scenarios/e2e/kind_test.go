@@ -5,6 +5,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/scenarios/controlplane"
 	"github.com/lunadas/upgrade-operator/scenarios/e2e"
+	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
 )
 
 // kindClusterName is the Kind cluster the suite creates and deletes.
@@ -54,6 +56,11 @@ func TestMain(m *testing.M) {
 	fmt.Printf("test-e2e-kind: kind cluster %s ready in %s (kubeconfig %s)\n", kindClusterName, time.Since(began).Round(time.Second), kubeconfig)
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	code := 1
+	if err == nil {
+		// The node's API server calls the harness's conversion and admission
+		// webhooks on the host: at the kind network's gateway, not 127.0.0.1.
+		realcluster.WebhookHost, err = kindGateway()
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "test-e2e-kind: load kubeconfig:", err)
 	} else {
@@ -109,4 +116,19 @@ func collectKindLogs(provider *cluster.Provider) {
 		return
 	}
 	fmt.Printf("test-e2e-kind: cluster logs kept in %s\n", dir)
+}
+
+// kindGateway is the IPv4 gateway of Docker's "kind" network: the host's
+// address as the Kind node sees it.
+func kindGateway() (string, error) {
+	out, err := exec.Command("docker", "network", "inspect", "kind", "--format", "{{range .IPAM.Config}}{{.Gateway}} {{end}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("find the kind network's gateway (docker network inspect kind): %w", err)
+	}
+	for _, f := range strings.Fields(string(out)) {
+		if ip := net.ParseIP(f); ip != nil && ip.To4() != nil {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("the kind network has no IPv4 gateway (docker network inspect kind: %q)", strings.TrimSpace(string(out)))
 }

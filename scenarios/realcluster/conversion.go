@@ -42,6 +42,12 @@ var (
 	hooks    atomic.Int64 // validating webhooks registered on convMux
 )
 
+// WebhookHost is the address the harness's webhook server listens on and
+// the API server calls: 127.0.0.1 for the local control plane. A Kind
+// node reaches the host at its Docker network's gateway instead; set this
+// before the first InstallCRDs (scenarios/e2e's Kind suite does).
+var WebhookHost = "127.0.0.1"
+
 // LocalConversion starts the process's conversion server on first use and
 // returns the spec.conversion that points a CRD at it. Only an API server
 // on this machine (the local control plane) can reach 127.0.0.1; a Kind
@@ -55,7 +61,7 @@ func LocalConversion() (*apiextensionsv1.CustomResourceConversion, error) {
 }
 
 func startConversionServer() (*apiextensionsv1.CustomResourceConversion, error) {
-	cert, err := appwebhook.SelfSigned([]string{"127.0.0.1"}, 24*time.Hour)
+	cert, err := appwebhook.SelfSigned([]string{WebhookHost}, 24*time.Hour)
 	if err != nil {
 		return nil, fmt.Errorf("conversion server certificate: %w", err)
 	}
@@ -63,9 +69,9 @@ func startConversionServer() (*apiextensionsv1.CustomResourceConversion, error) 
 	if err != nil {
 		return nil, fmt.Errorf("conversion server certificate: %w", err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", net.JoinHostPort(WebhookHost, "0"))
 	if err != nil {
-		return nil, fmt.Errorf("conversion server: listen on 127.0.0.1: %w", err)
+		return nil, fmt.Errorf("conversion server: listen on %s: %w", WebhookHost, err)
 	}
 	mux := http.NewServeMux()
 	convMux, convBase, convCA = mux, "https://"+l.Addr().String(), cert.CA
