@@ -26,7 +26,7 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	st := &next.Status
 	st.Phase, st.Message, st.ObservedGeneration = plan.Phase, plan.Message, u.Generation
 	st.Components = componentStatuses(u.Status, g, plan, written)
-	st.RolledOut = rolledOut(st.Components)
+	st.RolledOut = v1beta1.RolledOut(st.Components)
 	now := metav1.NewTime(r.now())
 	if st.PhaseStartTime == nil || phasesChanged(u.Status, *st) {
 		st.PhaseStartTime = &now
@@ -83,17 +83,6 @@ func findComponentStatus(st v1beta1.ApplicationUpgradeStatus, name string) v1bet
 		}
 	}
 	return v1beta1.ComponentStatus{}
-}
-
-// rolledOut is status.rolledOut, "rolled/total".
-func rolledOut(cs []v1beta1.ComponentStatus) string {
-	n := 0
-	for _, c := range cs {
-		if c.Phase == v1beta1.ComponentRolled {
-			n++
-		}
-	}
-	return fmt.Sprintf("%d/%d", n, len(cs))
 }
 
 // phasesChanged reports whether the upgrade or any component changed phase.

@@ -216,23 +216,12 @@ func statusToHub(s ApplicationUpgradeStatus) v1beta1.ApplicationUpgradeStatus {
 		componentStatusToHub(WorkerComponent, 0, wp, s.Worker),
 		componentStatusToHub(APIComponent, 1, ap, s.API),
 	}
-	out.RolledOut = RolledOut(out.Components)
+	out.RolledOut = v1beta1.RolledOut(out.Components)
 	return out
 }
 
 func componentStatusToHub(name string, wave int32, p v1beta1.ComponentPhase, c ComponentStatus) v1beta1.ComponentStatus {
 	return v1beta1.ComponentStatus{Name: name, Wave: wave, Phase: p, Image: c.Image, ShortImage: c.ShortImage, WrittenGeneration: c.WrittenGeneration}
-}
-
-// RolledOut is the status.rolledOut summary, "rolled/total".
-func RolledOut(cs []v1beta1.ComponentStatus) string {
-	n := 0
-	for _, c := range cs {
-		if c.Phase == v1beta1.ComponentRolled {
-			n++
-		}
-	}
-	return fmt.Sprintf("%d/%d", n, len(cs))
 }
 
 func statusFromHub(spec v1beta1.ApplicationUpgradeSpec, s v1beta1.ApplicationUpgradeStatus) ApplicationUpgradeStatus {

@@ -1,6 +1,8 @@
 package v1beta1
 
 import (
+	"strconv"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -247,4 +249,15 @@ func (c *Component) DeploymentNamespace(ns string) string {
 		return c.DeploymentRef.Namespace
 	}
 	return ns
+}
+
+// RolledOut is the status.rolledOut summary of cs, "rolled/total" (e.g. "2/4").
+func RolledOut(cs []ComponentStatus) string {
+	n := 0
+	for _, c := range cs {
+		if c.Phase == ComponentRolled {
+			n++
+		}
+	}
+	return strconv.Itoa(n) + "/" + strconv.Itoa(len(cs))
 }
