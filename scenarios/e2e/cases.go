@@ -102,7 +102,7 @@ func CaseByID(id string) (Case, bool) {
 }
 
 func failedWorkerMessage(r *Result) []string {
-	return []string{"Worker " + r.Namespace + "/" + WorkerName + " rollout failed", `container "worker"`}
+	return []string{"worker: Rollout of " + r.Namespace + "/" + WorkerName + " failed", `container "worker"`}
 }
 
 func errorsf(format string, args ...any) []error { return []error{fmt.Errorf(format, args...)} }
