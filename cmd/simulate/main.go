@@ -1,8 +1,9 @@
 // Command simulate runs ApplicationUpgrades in the discrete-event simulator:
 // by default the embedded demo (deploy/demo + deploy/samples), or the
-// manifests of --manifests DIR. It prints the transcript and exits non-zero
-// with one readable line when a manifest is bad, an upgrade does not
-// complete, or the API image was written while an old worker pod existed.
+// manifests of --manifests DIR (deploy/demo-graph: a v1beta1 diamond). It
+// prints the transcript and exits non-zero with one readable line when a
+// manifest is bad, an upgrade does not complete, or an image was written
+// while an old pod of a component it depends on existed.
 //
 // With faults (scenarios/faults): --faults SPEC runs one schedule,
 // --seeds N runs N seeded schedules with a summary, --crash-sweep kills
@@ -24,6 +25,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/deploy"
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/manager"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
@@ -62,7 +64,12 @@ func newCommand(stdout io.Writer) *cobra.Command {
 		Short: "Run an ordered ApplicationUpgrade in the simulator, in virtual time",
 		Long: "Runs the demo upgrade (job-worker before job-api, 3 replicas each) or the manifests of\n" +
 			"--manifests in a simulated cluster and prints kubectl's view at each phase change,\n" +
-			"a per-pod timeline and the ordering verdict.",
+			"a per-pod timeline and the ordering verdict.\n\n" +
+			"Demos:\n" +
+			"  simulate                                  v1alpha1: job-worker, then job-api (embedded)\n" +
+			"  simulate --manifests deploy/demo-graph    v1beta1 diamond: shop-db, then shop-worker and\n" +
+			"                                            shop-indexer together, then shop-api; shows each\n" +
+			"                                            component's wave and phase, every edge's handoff",
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -159,7 +166,8 @@ func batchGC() {
 
 func hasUpgrade(objs []clientObject) bool {
 	for _, obj := range objs {
-		if _, ok := obj.(*upgradesv1alpha1.ApplicationUpgrade); ok {
+		switch obj.(type) {
+		case *upgradesv1alpha1.ApplicationUpgrade, *upgradesv1beta1.ApplicationUpgrade:
 			return true
 		}
 	}

@@ -14,6 +14,12 @@ import (
 func writeTimeline(path, title string, res *simrun.Result, fired []faults.Fired, _ time.Duration) error {
 	in := timeline.Input{Title: title, Events: res.Events}
 	for _, u := range res.Upgrades {
+		if g, ok := res.Graphs[u.Namespace+"/"+u.Name]; ok {
+			for _, c := range g.Spec.Components {
+				in.Order = append(in.Order, c.DeploymentRef.Name)
+			}
+			continue
+		}
 		in.Order = append(in.Order, u.Spec.Worker.DeploymentRef.Name, u.Spec.API.DeploymentRef.Name)
 	}
 	for _, f := range fired {

@@ -64,3 +64,20 @@ func TestServerSideDryRun(t *testing.T) {
 	}
 	require.Error(t, DryRun(ctx, c, Select(bad, "Deployment")))
 }
+
+// `kubectl apply --dry-run=server -f deploy/demo-graph/` (the graph demo
+// `make simulate ARGS="--manifests deploy/demo-graph"` runs): the API
+// server accepts the namespace, the four Deployments and the v1beta1
+// diamond (its CRD schema, CEL rules included). The namespace is created
+// for real first, as the first file of the apply would be.
+func TestGraphDemoServerSideDryRun(t *testing.T) {
+	_, c := startControlPlane(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	createNamespaces(t, c, "shop")
+	objs, err := ParseFiles("deploy/demo-graph/namespace.yaml", "deploy/demo-graph/shop-db.yaml", "deploy/demo-graph/shop-worker.yaml",
+		"deploy/demo-graph/shop-indexer.yaml", "deploy/demo-graph/shop-api.yaml", "deploy/demo-graph/upgrade-shop-v3.yaml")
+	require.NoError(t, err)
+	require.Len(t, objs, 6)
+	require.NoError(t, DryRun(ctx, c, objs))
+}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 	"github.com/lunadas/upgrade-operator/scenarios/simapi"
@@ -41,6 +42,7 @@ type Env struct {
 	tr      *transcript.Transcript
 	sink    *eventSink
 	start   time.Time
+	graphs  map[string]bool // namespace/name of the upgrades created at v1beta1
 }
 
 // NewEnv creates the simulation of cfg: the event log and transcript
@@ -48,7 +50,7 @@ type Env struct {
 // none of cfg.Objects (see Create).
 func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 	sim := simapi.New(simulator.Options{Seed: cfg.Seed})
-	e := &Env{Sim: sim, cfg: cfg, start: sim.Now()}
+	e := &Env{Sim: sim, cfg: cfg, start: sim.Now(), graphs: map[string]bool{}}
 	e.rec = eventlog.NewRecorder(e.start, cfg.EventLog)
 	e.tr = transcript.New(cfg.Transcript, e.start)
 	sim.Subscribe(func(ev simulator.WatchEvent) {
@@ -117,8 +119,16 @@ func (e *Env) AddOperator(name string, customize func(*controller.ApplicationUpg
 		simulator.Watch{Object: &corev1.Pod{}, Map: m.Pod})
 }
 
-// Create creates objs in order; errors name the object.
+// Create creates objs in order; errors name the object. An
+// ApplicationUpgrade created at v1beta1 is shown and judged as a graph
+// (transcript.Transcript.Graph, Summary's Graphs and Edges) whatever its shape.
 func (e *Env) Create(ctx context.Context, objs []client.Object) error {
+	for _, o := range objs {
+		if _, ok := o.(*upgradesv1beta1.ApplicationUpgrade); ok {
+			e.graphs[o.GetNamespace()+"/"+o.GetName()] = true
+			e.tr.Graph(o.GetNamespace(), o.GetName())
+		}
+	}
 	return create(ctx, e.Sim.Client(), objs)
 }
 
@@ -148,15 +158,14 @@ func (e *Env) RunUntilRolledOut(ctx context.Context, timeout time.Duration) erro
 }
 
 // Summary lists the ApplicationUpgrades and judges each with
-// checks.Ordering over the event log so far; the transcript gets its
-// closing part.
+// checks.Ordering over the event log so far (a graph upgrade: every
+// dependency edge, checks.GraphOrdering); the transcript gets its closing
+// part.
 func (e *Env) Summary(ctx context.Context) (*Result, error) {
 	res := &Result{Elapsed: e.Sim.Elapsed(), Events: e.rec.Events(), KubeEvents: e.sink.events, Reconciles: e.Operator.Reconciles()}
-	ups, reports, err := judge(ctx, e.Sim.Client(), res.Events)
-	if err != nil {
+	if err := judge(ctx, e.Sim.Client(), e.graphs, res); err != nil {
 		return nil, err
 	}
-	res.Upgrades, res.Reports = ups, reports
 	e.tr.Finish(*res)
 	if err := e.rec.Err(); err != nil {
 		return res, fmt.Errorf("write event log: %w", err)

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/operator/rollout"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
@@ -108,29 +109,52 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, runErr
 }
 
-// judge lists the ApplicationUpgrades, sorted by namespace/name, and checks
-// the ordering of each over events.
-func judge(ctx context.Context, c client.Reader, events []eventlog.Event) ([]upgradesv1alpha1.ApplicationUpgrade, map[string]checks.Report, error) {
+// judge fills res's Upgrades (v1alpha1, sorted by namespace/name) and
+// Reports from the ApplicationUpgrades and res.Events. An upgrade created
+// at v1beta1 (graphs) or whose graph v1alpha1 cannot say is a graph: its
+// v1beta1 view goes to Graphs, checks.GraphOrdering of its edges to Edges
+// and their checks.Combine to Reports. Any other is checked on its
+// v1alpha1 worker/API pair.
+func judge(ctx context.Context, c client.Reader, graphs map[string]bool, res *Result) error {
 	var list upgradesv1alpha1.ApplicationUpgradeList
 	if err := c.List(ctx, &list); err != nil {
-		return nil, nil, fmt.Errorf("list applicationupgrades: %w", err)
+		return fmt.Errorf("list applicationupgrades: %w", err)
+	}
+	var beta upgradesv1beta1.ApplicationUpgradeList
+	if err := c.List(ctx, &beta); err != nil {
+		return fmt.Errorf("list applicationupgrades at v1beta1: %w", err)
 	}
 	sort.Slice(list.Items, func(i, j int) bool { return key(&list.Items[i]) < key(&list.Items[j]) })
-	reports := map[string]checks.Report{}
+	res.Upgrades, res.Reports = list.Items, map[string]checks.Report{}
+	for i := range beta.Items {
+		u := &beta.Items[i]
+		if !graphs[key(u)] && eventlog.AlphaShaped(u.Spec) {
+			continue
+		}
+		if res.Graphs == nil {
+			res.Graphs, res.Edges = map[string]upgradesv1beta1.ApplicationUpgrade{}, map[string][]checks.EdgeReport{}
+		}
+		res.Graphs[key(u)] = *u
+		res.Edges[key(u)] = checks.GraphOrdering(res.Events, u)
+		res.Reports[key(u)] = checks.Combine(res.Edges[key(u)])
+	}
 	for i := range list.Items {
 		u := &list.Items[i]
-		reports[key(u)] = checks.Ordering(events, checks.Pair{Namespace: u.Namespace,
-			Worker: u.Spec.Worker.DeploymentRef.Name, API: u.Spec.API.DeploymentRef.Name})
+		if _, ok := res.Graphs[key(u)]; !ok {
+			res.Reports[key(u)] = checks.Ordering(res.Events, checks.Pair{Namespace: u.Namespace,
+				Worker: u.Spec.Worker.DeploymentRef.Name, API: u.Spec.API.DeploymentRef.Name})
+		}
 	}
-	return list.Items, reports, nil
+	return nil
 }
 
-func key(u *upgradesv1alpha1.ApplicationUpgrade) string { return u.Namespace + "/" + u.Name }
+func key(u client.Object) string { return u.GetNamespace() + "/" + u.GetName() }
 
 // allTerminal reports whether at least one ApplicationUpgrade exists and
-// every one is Completed or Failed for its current generation.
+// every one is Completed or Failed for its current generation (read at
+// v1beta1, where a graph's phase is its own).
 func allTerminal(ctx context.Context, c client.Reader) bool {
-	var list upgradesv1alpha1.ApplicationUpgradeList
+	var list upgradesv1beta1.ApplicationUpgradeList
 	if err := c.List(ctx, &list); err != nil || len(list.Items) == 0 {
 		return false
 	}
@@ -144,9 +168,10 @@ func allTerminal(ctx context.Context, c client.Reader) bool {
 
 func splitUpgrades(objs []client.Object) (app, upgrades []client.Object) {
 	for _, o := range objs {
-		if _, ok := o.(*upgradesv1alpha1.ApplicationUpgrade); ok {
+		switch o.(type) {
+		case *upgradesv1alpha1.ApplicationUpgrade, *upgradesv1beta1.ApplicationUpgrade:
 			upgrades = append(upgrades, o)
-		} else {
+		default:
 			app = append(app, o)
 		}
 	}

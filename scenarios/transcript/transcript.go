@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
@@ -25,17 +26,30 @@ import (
 // simulator), then a per-pod timeline, the operator's events and the
 // ordering verdict. Its output depends only on what it observes, so a
 // simulated run's transcript is deterministic for a seed.
+//
+// An upgrade is shown at v1alpha1 (columns WORKER and API) when v1alpha1
+// can say its graph (eventlog.AlphaShaped) and it was not marked with
+// Graph; otherwise as a graph at v1beta1 (columns ROLLED, and a table of
+// the components) whenever the upgrade's or a component's phase changes.
 type Transcript struct {
 	out    io.Writer
 	start  time.Time
 	phases map[string]upgradesv1alpha1.Phase
+	graphs map[string]bool   // namespace/name shown as a graph whatever its shape
+	shown  map[string]string // namespace/name → the phases last shown as a graph
 }
 
 // New returns a Transcript writing to out (nil writes nothing), with times
 // relative to start.
 func New(out io.Writer, start time.Time) *Transcript {
-	return &Transcript{out: out, start: start, phases: map[string]upgradesv1alpha1.Phase{}}
+	return &Transcript{out: out, start: start, phases: map[string]upgradesv1alpha1.Phase{},
+		graphs: map[string]bool{}, shown: map[string]string{}}
 }
+
+// Graph marks the upgrade namespace/name (one applied at v1beta1) to be
+// shown as a graph even when v1alpha1 could say it. Call it before the
+// upgrade is created.
+func (t *Transcript) Graph(namespace, name string) { t.graphs[namespace+"/"+name] = true }
 
 // KubeEvent is a Kubernetes event the operator emitted.
 type KubeEvent struct {
@@ -56,18 +70,50 @@ type Summary struct {
 	Events []eventlog.Event
 	// KubeEvents are the Kubernetes events the operator emitted.
 	KubeEvents []KubeEvent
-	// Reports holds the ordering check of each upgrade, by namespace/name.
+	// Reports holds the ordering check of each upgrade, by namespace/name;
+	// for a graph upgrade, checks.Combine of its Edges.
 	Reports map[string]checks.Report
+	// Graphs are the upgrades shown as graphs (see Transcript), at
+	// v1beta1, by namespace/name; nil or without the key for the others.
+	Graphs map[string]upgradesv1beta1.ApplicationUpgrade
+	// Edges holds checks.GraphOrdering of each graph upgrade, by namespace/name.
+	Edges map[string][]checks.EdgeReport
 	// Reconciles counts the operator's reconcile calls; -1 when unknown.
 	Reconciles int
 }
 
-// Observe prints the table when obj is an ApplicationUpgrade whose phase changed.
+// Observe prints the table when obj is an ApplicationUpgrade (at either
+// version) whose phase, or for a graph one of whose components' phases,
+// changed.
 func (t *Transcript) Observe(typ watch.EventType, obj client.Object, at time.Time) {
-	u, ok := obj.(*upgradesv1alpha1.ApplicationUpgrade)
-	if !ok || t.out == nil || typ == watch.Deleted {
+	if t.out == nil || typ == watch.Deleted {
 		return
 	}
+	var u *upgradesv1alpha1.ApplicationUpgrade
+	hub := &upgradesv1beta1.ApplicationUpgrade{}
+	switch o := obj.(type) {
+	case *upgradesv1alpha1.ApplicationUpgrade:
+		if o.ConvertTo(hub) != nil {
+			return
+		}
+		u = o
+	case *upgradesv1beta1.ApplicationUpgrade:
+		hub, u = o, &upgradesv1alpha1.ApplicationUpgrade{}
+		if u.ConvertFrom(o.DeepCopy()) != nil {
+			return
+		}
+	default:
+		return
+	}
+	if t.graphs[key(u)] || !eventlog.AlphaShaped(hub.Spec) {
+		t.graph(hub, at)
+		return
+	}
+	t.alpha(u, at)
+}
+
+// alpha prints u's v1alpha1 row when its phase changed.
+func (t *Transcript) alpha(u *upgradesv1alpha1.ApplicationUpgrade, at time.Time) {
 	k := key(u)
 	if u.Status.Phase == "" || u.Status.Phase == t.phases[k] {
 		return
@@ -93,7 +139,7 @@ func (t *Transcript) Finish(res Summary) {
 	if t.out == nil {
 		return
 	}
-	t.pods(res.Events)
+	t.pods(res.Events, deploymentRanks(res.Graphs))
 	fmt.Fprintln(t.out, "Events:")
 	w := tabwriter.NewWriter(t.out, 0, 0, 3, ' ', 0)
 	fmt.Fprintln(w, "  T\tTYPE\tREASON\tOBJECT\tMESSAGE")
@@ -103,6 +149,10 @@ func (t *Transcript) Finish(res Summary) {
 	_ = w.Flush()
 	fmt.Fprintln(t.out)
 	for _, u := range res.Upgrades {
+		if g, ok := res.Graphs[key(&u)]; ok {
+			t.graphVerdict(&g, res)
+			continue
+		}
 		rep := res.Reports[key(&u)]
 		fmt.Fprintf(t.out, "%s: %s after %s%s\n", key(&u), u.Status.Phase, res.Elapsed, reconciles(res.Reconciles))
 		if rep.FirstAPIWrite >= 0 {
@@ -116,8 +166,10 @@ func (t *Transcript) Finish(res Summary) {
 	}
 }
 
-// pods prints the per-pod timeline from the event log.
-func (t *Transcript) pods(events []eventlog.Event) {
+// pods prints the per-pod timeline from the event log: pods of the
+// Deployments in ranks first, in rank order (a graph's waves), then the
+// others, a Deployment's pods in the order they appeared.
+func (t *Transcript) pods(events []eventlog.Event, ranks map[string]int) {
 	byName := map[string]*podLife{}
 	var order []string
 	for _, e := range events {
@@ -143,6 +195,16 @@ func (t *Transcript) pods(events []eventlog.Event) {
 	}
 	sort.SliceStable(order, func(i, j int) bool {
 		a, b := byName[order[i]], byName[order[j]]
+		ra, oka := ranks[a.deployment]
+		rb, okb := ranks[b.deployment]
+		if oka || okb {
+			switch {
+			case oka && okb:
+				return ra < rb
+			default:
+				return oka
+			}
+		}
 		if a.deployment != b.deployment {
 			return a.deployment > b.deployment // job-worker before job-api
 		}
@@ -174,4 +236,4 @@ func reconciles(n int) string {
 	return fmt.Sprintf(" (%d reconciles)", n)
 }
 
-func key(u *upgradesv1alpha1.ApplicationUpgrade) string { return u.Namespace + "/" + u.Name }
+func key(u client.Object) string { return u.GetNamespace() + "/" + u.GetName() }

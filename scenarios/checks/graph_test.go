@@ -1,0 +1,50 @@
+package checks
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+)
+
+// chain is worker (w) ← api (a) in namespace ns, the Pair of
+// ordering_test.go, plus remote depending on worker from another namespace.
+func chain() *v1beta1.ApplicationUpgrade {
+	return &v1beta1.ApplicationUpgrade{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "u"},
+		Spec: v1beta1.ApplicationUpgradeSpec{Components: []v1beta1.Component{
+			{Name: "worker", DeploymentRef: v1beta1.DeploymentReference{Name: "w"}, Image: "w:2"},
+			{Name: "api", DeploymentRef: v1beta1.DeploymentReference{Name: "a"}, Image: "a:2", DependsOn: []string{"worker"}},
+			{Name: "remote", DeploymentRef: v1beta1.DeploymentReference{Name: "r", Namespace: "other"}, Image: "r:2", DependsOn: []string{"worker"}},
+		}}}
+}
+
+func TestEdges(t *testing.T) {
+	edges := Edges(chain())
+	require.Len(t, edges, 2)
+	assert.Equal(t, Edge{Dependency: "worker", Dependent: "api", Pair: pair}, edges[0])
+	assert.Equal(t, "remote", edges[1].Dependent)
+	assert.Contains(t, edges[1].Unchecked, "ns/w and other/r are in two namespaces")
+}
+
+func TestGraphOrderingIsOrderingPerEdge(t *testing.T) {
+	early := append(safeRun()[:6], ev(4, eventlog.DeploymentWrite, "a", "a", "a:2", "7"))
+	for name, events := range map[string][]eventlog.Event{"safe": safeRun(), "early": early} {
+		reps := GraphOrdering(events, chain())
+		require.Len(t, reps, 2, name)
+		assert.Equal(t, Ordering(events, pair), reps[0].Report, name)
+		assert.Equal(t, -1.0, reps[1].Handoff, "%s: the unchecked edge has no figures", name)
+	}
+	safe := GraphOrdering(safeRun(), chain())
+	assert.Equal(t, 0.25, safe[0].Handoff)
+	assert.Empty(t, Combine(safe).Violations)
+
+	bad := Combine(GraphOrdering(early, chain()))
+	require.Len(t, bad.Violations, 1)
+	assert.Equal(t, "worker → api: t=4.000s: API image a:2 written while old worker pod w-old (image w:1) still exists", bad.Violations[0])
+	assert.Equal(t, 1, bad.APIWrites)
+	assert.Equal(t, -1.0, bad.Handoff, "a combined report has no single handoff")
+}
