@@ -12,7 +12,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -401,4 +403,36 @@ func TestEnvtestGraphUpgradeOfThreeComponents(t *testing.T) {
 	assert.Equal(t, "db", old.Spec.Worker.DeploymentRef.Name)
 	assert.Equal(t, "job-api", old.Spec.API.DeploymentRef.Name)
 	assert.Contains(t, old.Annotations, v1.ConversionDataAnnotation)
+}
+
+// TestEnvtestKstatusInProgressBeforeFirstReconcile: the API server defaults
+// status.observedGeneration to 0, so a just-created upgrade — read as a
+// GitOps health check reads it, unstructured, at either version — is
+// InProgress for kstatus until the operator's first status write, not
+// Current; after that write it stays InProgress while rolling.
+func TestEnvtestKstatusInProgressBeforeFirstReconcile(t *testing.T) {
+	w := newEnvWorld(t)
+	w.setUpRolledOut(1)
+	w.createUpgrade("upgrade-v2", workerV2, apiV2, nil)
+	for _, gv := range []string{"upgrades.lunadas.dev/v1alpha1", "upgrades.lunadas.dev/v1beta1"} {
+		obj := &unstructured.Unstructured{}
+		obj.SetAPIVersion(gv)
+		obj.SetKind("ApplicationUpgrade")
+		require.NoError(t, w.c.Get(w.ctx, w.key("upgrade-v2"), obj))
+		og, found, err := unstructured.NestedInt64(obj.Object, "status", "observedGeneration")
+		require.NoError(t, err)
+		require.True(t, found, "%s: status.observedGeneration defaulted by the API server", gv)
+		assert.Equal(t, int64(0), og, gv)
+		res, err := status.Compute(obj)
+		require.NoError(t, err)
+		assert.Equal(t, status.InProgressStatus, res.Status, "%s before the first reconcile: %s", gv, res.Message)
+	}
+	w.reconcileUntil("upgrade-v2", v1.PhasePending, 1)
+	obj := &unstructured.Unstructured{}
+	obj.SetAPIVersion("upgrades.lunadas.dev/v1beta1")
+	obj.SetKind("ApplicationUpgrade")
+	require.NoError(t, w.c.Get(w.ctx, w.key("upgrade-v2"), obj))
+	res, err := status.Compute(obj)
+	require.NoError(t, err)
+	assert.Equal(t, status.InProgressStatus, res.Status, "after the first status write: %s", res.Message)
 }

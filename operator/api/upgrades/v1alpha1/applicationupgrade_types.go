@@ -115,9 +115,16 @@ type ApplicationUpgradeStatus struct {
 	// +optional
 	API ComponentStatus `json:"api,omitempty"`
 
-	// ObservedGeneration is the metadata.generation of the spec this status describes.
+	// ObservedGeneration is the metadata.generation of the spec this status
+	// describes. It defaults to 0, so before the operator's first status
+	// write kstatus (Flux health checks, kubectl wait) sees a generation not
+	// yet observed — InProgress — rather than a status-less object it would
+	// call Current. Serialized even when 0 (no omitempty), so the v1alpha1
+	// view, which the conversion webhook writes and the API server does
+	// not default again, carries it too.
 	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +kubebuilder:default=0
+	ObservedGeneration int64 `json:"observedGeneration"`
 
 	// Conditions are Ready, Progressing and Stalled.
 	// +optional
@@ -142,6 +149,8 @@ type ApplicationUpgrade struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec   ApplicationUpgradeSpec   `json:"spec,omitempty"`
+	// Status defaults to {} so that its observedGeneration default applies.
+	// +kubebuilder:default={}
 	Status ApplicationUpgradeStatus `json:"status,omitempty"`
 }
 
