@@ -10,10 +10,12 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -80,10 +82,18 @@ func newCommand() *cobra.Command {
 				if err := appwebhook.PointConversion(ctx, c, conv); err != nil {
 					return err
 				}
+				// Admission (graph checks, overlap guard) goes to the same
+				// server; Ignore while make run is not up (the controller's
+				// hold and graph checks remain), unlike in-cluster's Fail.
+				hook := appwebhook.URLValidatingWebhook(appwebhook.LocalWebhookName,
+					strings.TrimSuffix(conversionURL, appwebhook.ConvertPath)+appwebhook.ValidatePath, conv.Webhook.ClientConfig.CABundle, admissionregistrationv1.Ignore)
+				if err := appwebhook.PointValidation(ctx, c, hook); err != nil {
+					return err
+				}
 			}
 			fmt.Println("CRDs installed and Established: applicationupgrades.upgrades.lunadas.dev, upgrades.upgrade.starlingx.io")
 			if conv != nil {
-				fmt.Printf("ApplicationUpgrade conversion (v1alpha1 <-> v1beta1) goes to %s: start the operator there (make run)\n", conversionURL)
+				fmt.Printf("ApplicationUpgrade conversion (v1alpha1 <-> v1beta1) and admission go to %s: start the operator there (make run)\n", strings.TrimSuffix(conversionURL, appwebhook.ConvertPath))
 			}
 			return nil
 		},
@@ -103,6 +113,11 @@ func newCommand() *cobra.Command {
 			c, err := connect()
 			if err != nil {
 				return err
+			}
+			hook := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+			hook.Name = appwebhook.LocalWebhookName
+			if err := c.Delete(ctx, hook); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("delete validatingwebhookconfiguration %s: %w", hook.Name, err)
 			}
 			deleted, err := realcluster.UninstallCRDs(ctx, c, deploy.CRDs, "crd/bases")
 			if err != nil {

@@ -63,6 +63,8 @@ type Graph struct {
 	// that references one of the same Deployments; while set, this one holds
 	// without writing.
 	ClaimedBy string
+	// ClaimedDeployment is the Deployment (namespace/name) ClaimedBy holds.
+	ClaimedDeployment string
 }
 
 // ComponentStep is the decided phase of one component.
@@ -116,7 +118,11 @@ func Decide(g Graph) Plan {
 		return restart(g, ReasonSpecChanged, "Validating references")
 	}
 	if g.ClaimedBy != "" {
-		return keep(g, ReasonDeploymentClaimed, "Held: a referenced Deployment is being upgraded by ApplicationUpgrade "+
+		what := "a referenced Deployment"
+		if g.ClaimedDeployment != "" {
+			what = "deployment " + g.ClaimedDeployment
+		}
+		return keep(g, ReasonDeploymentClaimed, "Held: "+what+" is being upgraded by ApplicationUpgrade "+
 			g.ClaimedBy+"; this one starts when that one is Completed or Failed, or is deleted")
 	}
 	if st.Phase == v1beta1.PhasePending {
@@ -258,7 +264,7 @@ func summarize(p *Plan, changedReason string) {
 	switch {
 	case len(rolled) == len(p.Components):
 		p.Phase, p.Reason = v1beta1.PhaseCompleted, ReasonCompleted
-		p.Message = fmt.Sprintf("Upgrade completed: %d components rolled out", len(rolled))
+		p.Message = fmt.Sprintf("Upgrade completed: %d %s rolled out", len(rolled), plural(len(rolled), "component", "components"))
 	case terminal:
 		p.Phase, p.Reason = v1beta1.PhaseFailed, ReasonRolloutFailed
 		p.Message = strings.Join(failed, "; ")
@@ -385,4 +391,11 @@ func terminalReasonOf(u *v1beta1.ApplicationUpgrade) string {
 		}
 	}
 	return string(u.Status.Phase)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

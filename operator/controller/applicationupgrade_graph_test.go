@@ -217,7 +217,7 @@ func TestReconcileHoldsAnOverlapAcrossNamespaces(t *testing.T) {
 	w.pass("g")
 	u := w.pass("g")
 	assert.Equal(t, v1beta1.PhasePending, u.Status.Phase)
-	assert.Contains(t, u.Status.Message, "ApplicationUpgrade platform/shared-db")
+	assert.Contains(t, u.Status.Message, "deployment "+ns+"/d-db is being upgraded by ApplicationUpgrade platform/shared-db")
 	d, _ := w.get("d-db")
 	assert.Equal(t, "db:v1", d.Spec.Template.Spec.Containers[0].Image)
 

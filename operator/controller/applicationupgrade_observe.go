@@ -33,7 +33,7 @@ func (r *ApplicationUpgradeReconciler) observeGraph(ctx context.Context, u *v1be
 		g.Components = append(g.Components, c)
 	}
 	var err error
-	g.ClaimedBy, err = r.claimedBy(ctx, u)
+	g.ClaimedBy, g.ClaimedDeployment, err = r.claimedBy(ctx, u)
 	return g, err
 }
 
@@ -135,25 +135,26 @@ func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Dep
 // ApplicationUpgrade, older than u, that references one of u's Deployments
 // (in any namespace), or "". The admission webhook refuses such overlaps;
 // this is the controller's own guard for objects that got past it.
-func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1.ApplicationUpgrade) (string, error) {
+func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1.ApplicationUpgrade) (string, string, error) {
 	var holder *v1beta1.ApplicationUpgrade
+	var claimed string
 	for _, key := range deploymentRefs(u) {
 		var list v1beta1.ApplicationUpgradeList
 		if err := r.Client.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}); err != nil {
-			return "", fmt.Errorf("list upgrades referencing deployment %s: %w", key, err)
+			return "", "", fmt.Errorf("list upgrades referencing deployment %s: %w", key, err)
 		}
 		for i := range list.Items {
 			other := &list.Items[i]
 			if other.UID != u.UID && !other.Status.Phase.Terminal() && other.DeletionTimestamp == nil && older(other, u) &&
 				(holder == nil || older(other, holder)) {
-				holder = other.DeepCopy()
+				holder, claimed = other.DeepCopy(), key
 			}
 		}
 	}
 	if holder == nil {
-		return "", nil
+		return "", "", nil
 	}
-	return holder.Namespace + "/" + holder.Name, nil
+	return holder.Namespace + "/" + holder.Name, claimed, nil
 }
 
 func older(a, b *v1beta1.ApplicationUpgrade) bool {

@@ -133,7 +133,7 @@ func twoSteps(g appupgrade.Graph) appupgrade.Plan {
 	for _, c := range first.Components {
 		u.Status.Components = append(u.Status.Components, v1beta1.ComponentStatus{Name: c.Name, Wave: c.Wave, Phase: c.Phase})
 	}
-	next := appupgrade.Graph{Upgrade: u, ClaimedBy: g.ClaimedBy, Components: append([]appupgrade.Component(nil), g.Components...)}
+	next := appupgrade.Graph{Upgrade: u, ClaimedBy: g.ClaimedBy, ClaimedDeployment: g.ClaimedDeployment, Components: append([]appupgrade.Component(nil), g.Components...)}
 	for _, w := range first.Writes {
 		for i := range next.Components {
 			if next.Components[i].Spec.Name == w.Component {
@@ -191,7 +191,7 @@ func anyDependency(g appupgrade.Graph) appupgrade.Plan {
 			weakened[c.Name] = some
 		}
 	}
-	next := appupgrade.Graph{Upgrade: u, ClaimedBy: g.ClaimedBy, Components: append([]appupgrade.Component(nil), g.Components...)}
+	next := appupgrade.Graph{Upgrade: u, ClaimedBy: g.ClaimedBy, ClaimedDeployment: g.ClaimedDeployment, Components: append([]appupgrade.Component(nil), g.Components...)}
 	for i := range next.Components {
 		if deps, ok := weakened[next.Components[i].Spec.Name]; ok {
 			next.Components[i].Spec.DependsOn = deps

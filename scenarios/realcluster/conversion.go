@@ -12,7 +12,6 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -115,19 +114,6 @@ func installValidatingWebhook(ctx context.Context, c client.Client) error {
 	}
 	path := fmt.Sprintf("/validate-applicationupgrade/%d", hooks.Add(1))
 	convMux.Handle(path, admission.WithValidator[*upgradesv1beta1.ApplicationUpgrade](Scheme(), &appwebhook.Validator{Reader: c}))
-	url := convBase + path
-	fail, none, equivalent := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone, admissionregistrationv1.Equivalent
-	cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: HarnessWebhookName},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:                    "vapplicationupgrade.upgrades.lunadas.dev",
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: convCA},
-			Rules:                   []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}, Rule: admissionregistrationv1.Rule{APIGroups: []string{upgradesv1beta1.GroupVersion.Group}, APIVersions: []string{upgradesv1beta1.GroupVersion.Version}, Resources: []string{"applicationupgrades"}}}},
-			FailurePolicy:           &fail,
-			SideEffects:             &none,
-			MatchPolicy:             &equivalent,
-			AdmissionReviewVersions: []string{"v1"},
-		}},
-	}
+	cfg := appwebhook.URLValidatingWebhook(HarnessWebhookName, convBase+path, convCA, admissionregistrationv1.Fail)
 	return Apply(ctx, c, []client.Object{cfg})
 }

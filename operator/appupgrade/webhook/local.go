@@ -15,10 +15,15 @@ import (
 	"path/filepath"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 )
 
 // CRDName is the ApplicationUpgrade CRD, the one with two versions to convert between.
@@ -192,4 +197,64 @@ func readLocalCert(dir, host string) (Cert, bool) {
 		return Cert{}, false
 	}
 	return c, true
+}
+
+// ValidatePath is where the manager's webhook server serves the
+// ApplicationUpgrade admission webhook (the +kubebuilder:webhook marker's path).
+const ValidatePath = "/validate-upgrades-lunadas-dev-v1beta1-applicationupgrade"
+
+// LocalWebhookName names the ValidatingWebhookConfiguration that points the
+// API server at a manager outside the cluster (make install / make run).
+const LocalWebhookName = "upgrade-operator-local"
+
+// URLValidatingWebhook is a ValidatingWebhookConfiguration named name that
+// sends ApplicationUpgrade creates and updates (v1beta1; v1alpha1 requests
+// converted, matchPolicy Equivalent) to url, trusting caPEM — what
+// deploy/webhook installs in-cluster, with a URL instead of a Service.
+// failurePolicy decides what happens while nothing listens at url.
+func URLValidatingWebhook(name, url string, caPEM []byte, failurePolicy admissionregistrationv1.FailurePolicyType) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	none, equivalent := admissionregistrationv1.SideEffectClassNone, admissionregistrationv1.Equivalent
+	return &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:         "vapplicationupgrade.upgrades.lunadas.dev",
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caPEM},
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+				Rule: admissionregistrationv1.Rule{APIGroups: []string{v1beta1.GroupVersion.Group},
+					APIVersions: []string{v1beta1.GroupVersion.Version}, Resources: []string{"applicationupgrades"}},
+			}},
+			FailurePolicy:           &failurePolicy,
+			SideEffects:             &none,
+			MatchPolicy:             &equivalent,
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+}
+
+// PointValidation creates cfg, or updates the existing configuration of
+// that name when its webhooks differ. c's scheme must hold
+// admissionregistration/v1 and its identity may write
+// validatingwebhookconfigurations (your kubeconfig for make install / make
+// run; never the in-cluster operator). Errors name the configuration.
+func PointValidation(ctx context.Context, c client.Client, cfg *admissionregistrationv1.ValidatingWebhookConfiguration) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var cur admissionregistrationv1.ValidatingWebhookConfiguration
+		err := c.Get(ctx, client.ObjectKey{Name: cfg.Name}, &cur)
+		if apierrors.IsNotFound(err) {
+			return c.Create(ctx, cfg.DeepCopy())
+		}
+		if err != nil {
+			return err
+		}
+		if equality.Semantic.DeepEqual(cur.Webhooks, cfg.Webhooks) {
+			return nil
+		}
+		cur.Webhooks = cfg.DeepCopy().Webhooks
+		return c.Update(ctx, &cur)
+	})
+	if err != nil {
+		return fmt.Errorf("register validatingwebhookconfiguration %s: %w (may this identity write validatingwebhookconfigurations?)", cfg.Name, err)
+	}
+	return nil
 }

@@ -229,7 +229,8 @@ type ApplicationUpgrade struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   ApplicationUpgradeSpec   `json:"spec,omitempty"`
+	Spec ApplicationUpgradeSpec `json:"spec,omitempty"`
+
 	// Status defaults to {} so that its observedGeneration default applies.
 	// +kubebuilder:default={}
 	Status ApplicationUpgradeStatus `json:"status,omitempty"`
