@@ -79,7 +79,33 @@ func TestQuickStart(t *testing.T) {
 	}
 	m := scrape(t, "http://"+metrics+"/metrics")
 	require.Equal(t, 1.0, m[handoffCount])
+
+	// make install registered the admission webhook at make run's port: a
+	// cycle and a second upgrade of job-worker are refused, naming why.
+	for _, c := range []struct{ yaml, want string }{
+		{cyclic, "dependency cycle a → b → a"},
+		{overlapping, "is already being upgraded by applicationupgrade job-system/first"},
+	} {
+		cmd := exec.CommandContext(ctx, "kubectl", "apply", "-f", "-")
+		cmd.Dir, cmd.Env, cmd.Stdin = root, env, strings.NewReader(c.yaml)
+		out, err := cmd.CombinedOutput()
+		t.Logf("$ kubectl apply -f - <<EOF ... EOF\n%s", out)
+		require.Error(t, err, "refused at admission")
+		require.Contains(t, string(out), c.want)
+	}
 }
+
+// cyclic is refused for its cycle. overlapping creates "first" (job-worker
+// to v3: active from creation on) and then "second" on job-worker too,
+// which is refused for the overlap, naming "first".
+const cyclic = `apiVersion: upgrades.lunadas.dev/v1beta1
+kind: ApplicationUpgrade
+metadata: {name: cyclic, namespace: job-system}
+spec:
+  components:
+    - {name: a, deploymentRef: {name: job-worker}, image: "registry.example.com/job-worker:v3.0.0", dependsOn: [b]}
+    - {name: b, deploymentRef: {name: job-api}, image: "registry.example.com/job-api:v3.0.0", dependsOn: [a]}
+`
 
 // background starts line in its own process group (make, go run and the
 // manager) and stops the group at cleanup.
@@ -136,3 +162,18 @@ func watchUntil(t *testing.T, ctx context.Context, dir string, env []string, lin
 	_ = cmd.Wait()
 	require.True(t, found, "%q never printed %q within %s", line, want, timeout)
 }
+
+const overlapping = `apiVersion: upgrades.lunadas.dev/v1beta1
+kind: ApplicationUpgrade
+metadata: {name: first, namespace: job-system}
+spec:
+  components:
+    - {name: worker, deploymentRef: {name: job-worker}, image: "registry.example.com/job-worker:v3.0.0", containerName: worker}
+---
+apiVersion: upgrades.lunadas.dev/v1beta1
+kind: ApplicationUpgrade
+metadata: {name: second, namespace: job-system}
+spec:
+  components:
+    - {name: worker, deploymentRef: {name: job-worker}, image: "registry.example.com/job-worker:v4.0.0", containerName: worker}
+`
