@@ -18,6 +18,19 @@ type RunResult struct {
 	Idle bool
 }
 
+// LimitError is Run's error when the next event lies beyond the limit.
+type LimitError struct {
+	// Limit is the limit given to Run.
+	Limit time.Duration
+	// Next describes the next event, due At since Options.Start.
+	Next string
+	At   time.Duration
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("virtual time limit %s reached before %q (next event at %s): the run did not stop in time", e.Limit, e.Next, e.At)
+}
+
 // Run processes events in (virtual time, sequence) order until stop()
 // returns true (checked before the first event and after each one; nil
 // never stops), no event is left, or the next event lies beyond limit of
@@ -44,8 +57,7 @@ func (s *Sim) Run(ctx context.Context, stop func() bool, limit time.Duration) (R
 			return res, nil
 		}
 		if next.at.After(deadline) {
-			return res, fmt.Errorf("virtual time limit %s reached before %q (next event at %s): the run did not stop in time",
-				limit, next.what, next.at.Sub(s.start))
+			return res, &LimitError{Limit: limit, Next: next.what, At: next.at.Sub(s.start)}
 		}
 		s.step()
 		res.Events++

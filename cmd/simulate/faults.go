@@ -64,7 +64,7 @@ func runFaults(ctx context.Context, o options, scenarioSet bool, stdout io.Write
 		return fmt.Errorf("%s: %w", s, out.Err)
 	}
 	if o.timeline != "" {
-		if err := writeTimeline(o.timeline, s.Command(manifestsFlag(o)...), out.Result, out.Fired, out.Start); err != nil {
+		if err := writeTimeline(o.timeline, s.Command(runFlags(o)...), out.Result, out.Fired, out.Start); err != nil {
 			return err
 		}
 	}
@@ -77,11 +77,11 @@ func runFaults(ctx context.Context, o options, scenarioSet bool, stdout io.Write
 	for _, v := range out.Violations {
 		fmt.Fprintf(stdout, "  - %s\n", v)
 	}
-	cmd := s.Command(manifestsFlag(o)...)
+	cmd := s.Command(runFlags(o)...)
 	if !o.noShrink && len(s.Faults) > 0 {
 		small, runs := shrinkSchedule(ctx, s, objs, o, out.FailureClass())
 		fmt.Fprintf(stdout, "shrunk from %d to %d fault(s) in %d runs\n", len(s.Faults), len(small.Faults), runs)
-		cmd = small.Command(manifestsFlag(o)...)
+		cmd = small.Command(runFlags(o)...)
 	}
 	return fmt.Errorf("%s (replay: %s)", out.FailureClass(), cmd)
 }
@@ -93,12 +93,4 @@ func shrinkSchedule(ctx context.Context, s faults.Schedule, objs []clientObject,
 		return faults.Run(ctx, faults.RunConfig{Schedule: c, Objects: objs, Limit: o.limit.d}).FailureClass() == class
 	})
 	return r.Schedule, r.Runs
-}
-
-// manifestsFlag is --manifests DIR for replay commands of user manifests.
-func manifestsFlag(o options) []string {
-	if o.manifestsDir == "" {
-		return nil
-	}
-	return []string{"--manifests " + o.manifestsDir}
 }

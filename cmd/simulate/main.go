@@ -14,14 +14,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/lunadas/upgrade-operator/deploy"
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
@@ -93,6 +96,7 @@ func newCommand(stdout io.Writer) *cobra.Command {
 			return run(ctx, o, stdout)
 		},
 	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	f := cmd.Flags()
 	f.StringVar(&o.manifestsDir, "manifests", "", "directory of YAML manifests (Deployments, Namespaces, ApplicationUpgrades); default: the embedded demo")
 	f.Int64Var(&o.seed, "seed", 1, "seed of every random choice; the same seed replays the same run")
@@ -110,13 +114,46 @@ func newCommand(stdout io.Writer) *cobra.Command {
 	return cmd
 }
 
-// loadManifests loads --manifests, or the embedded demo.
+// flagError words a flag value strconv refused without strconv's
+// wording ("strconv.ParseInt: parsing ...: invalid syntax").
+func flagError(err error) error {
+	var bad *pflag.InvalidValueError
+	var num *strconv.NumError
+	if !errors.As(err, &bad) || !errors.As(err, &num) {
+		return err
+	}
+	want := "want an integer"
+	switch {
+	case num.Func == "ParseBool":
+		want = "want true or false"
+	case errors.Is(num.Err, strconv.ErrRange):
+		want = "out of range"
+	}
+	return fmt.Errorf("invalid argument %q for \"--%s\" flag: %s", bad.GetValue(), bad.GetFlag().Name, want)
+}
+
+// loadManifests loads --manifests, or the embedded demo, refusing what
+// the API server's admission would (simrun.Admission). Errors about the
+// directory name it as given.
 func loadManifests(o options) ([]clientObject, error) {
 	var fsys fs.FS = deploy.Demo
-	if o.manifestsDir != "" {
-		fsys = os.DirFS(o.manifestsDir)
+	if dir := o.manifestsDir; dir != "" {
+		fi, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("--manifests %s: no such directory", dir)
+		case err != nil:
+			return nil, fmt.Errorf("--manifests %s: %w", dir, errors.Unwrap(err))
+		case !fi.IsDir():
+			return nil, fmt.Errorf("--manifests %s: not a directory: give the directory that holds the YAML manifests", dir)
+		}
+		fsys = os.DirFS(dir)
 	}
-	objs, err := manifests.LoadFS(fsys, ".", manager.NewScheme())
+	objs, err := manifests.LoadFSWith(fsys, ".", manager.NewScheme(),
+		manifests.Options{Kinds: simrun.ModeledKinds, Check: simrun.Admission()})
+	if errors.Is(err, manifests.ErrNoManifests) {
+		return nil, fmt.Errorf("--manifests %s: no *.yaml or *.yml files in it", o.manifestsDir)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -148,11 +185,11 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		return fmt.Errorf("seed %d: %w", o.seed, err)
 	}
 	if o.timeline != "" {
-		if err := writeTimeline(o.timeline, fmt.Sprintf("make simulate ARGS=\"--seed %d\"", o.seed), res, nil, 0); err != nil {
+		if err := writeTimeline(o.timeline, replay(o), res, nil, 0); err != nil {
 			return err
 		}
 	}
-	return verdict(res, o.seed, stdout)
+	return verdict(res, o, stdout)
 }
 
 // batchGC trades memory for CPU in batch modes: a run allocates ~25 MB
@@ -175,11 +212,11 @@ func hasUpgrade(objs []clientObject) bool {
 }
 
 // verdict fails on an ordering violation first, then on an upgrade that is
-// not Completed; the seed is named so the run can be replayed.
-func verdict(res *simrun.Result, seed int64, stdout io.Writer) error {
+// not Completed, with the command that replays the run.
+func verdict(res *simrun.Result, o options, stdout io.Writer) error {
 	if err := checks.Verdict(res.Upgrades, res.Reports); err != nil {
-		return fmt.Errorf("%w (replay: make simulate ARGS=\"--seed %d\")", err, seed)
+		return fmt.Errorf("%w (replay: %s)", err, replay(o))
 	}
-	fmt.Fprintf(stdout, "OK: %d upgrade(s) completed in %s virtual, no ordering violation (seed %d)\n", len(res.Upgrades), res.Elapsed, seed)
+	fmt.Fprintf(stdout, "OK: %d upgrade(s) completed in %s virtual, no ordering violation (seed %d)\n", len(res.Upgrades), res.Elapsed, o.seed)
 	return nil
 }

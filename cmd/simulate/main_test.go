@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,6 +47,22 @@ spec:
   api: {deploymentRef: {name: job-api}, image: "registry.example.com/job-api:v2", containerName: api}
 `
 
+// graph is a v1beta1 upgrade named %s of the job-system Deployments,
+// its components given by %s (a YAML flow list).
+const graph = `apiVersion: upgrades.lunadas.dev/v1beta1
+kind: ApplicationUpgrade
+metadata: {name: %s, namespace: job-system}
+spec:
+  components: %s
+`
+
+func graphOf(name, components string) string { return fmt.Sprintf(graph, name, components) }
+
+const (
+	workerC = `{name: worker, deploymentRef: {name: job-worker}, image: "registry.example.com/job-worker:v2", containerName: worker`
+	apiC    = `{name: api, deploymentRef: {name: job-api}, image: "registry.example.com/job-api:v2", containerName: api`
+)
+
 func runWith(t *testing.T, files map[string]string, args ...string) (string, error) {
 	t.Helper()
 	dir := t.TempDir()
@@ -77,7 +95,33 @@ func TestSimulateBadInputGivesOneReadableLine(t *testing.T) {
 		want  string
 	}{
 		{"unknown kind", map[string]string{"x.yaml": "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n"}, nil,
-			`x.yaml: document 1: no kind "Widget" is registered for version "example.com/v1"`},
+			`x.yaml: document 1: unknown kind "Widget" for apiVersion "example.com/v1": the simulator models Namespace (apiVersion v1), Deployment (apps/v1) and ApplicationUpgrade (upgrades.lunadas.dev/v1alpha1 or v1beta1): fix the kind or apiVersion`},
+		{"misspelt kind", map[string]string{"up.yaml": strings.Replace(strings.Replace(upgrade, "%s", "", 1), "kind: ApplicationUpgrade", "kind: ApplicationUpgrad", 1)}, nil,
+			`up.yaml: document 1: unknown kind "ApplicationUpgrad" for apiVersion "upgrades.lunadas.dev/v1alpha1": the simulator models Namespace`},
+		{"graph cycle", map[string]string{"app.yaml": worker + "---\n" + api,
+			"up.yaml": graphOf("cyc", "["+workerC+", dependsOn: [api]}, "+apiC+", dependsOn: [worker]}]")}, nil,
+			"up.yaml: applicationupgrade job-system/cyc refused at admission: spec.components has a dependency cycle"},
+		{"graph unknown dependsOn", map[string]string{"app.yaml": worker + "---\n" + api,
+			"up.yaml": graphOf("unk", "["+workerC+"}, "+apiC+", dependsOn: [wrker]}]")}, nil,
+			`up.yaml: applicationupgrade job-system/unk refused at admission: spec.components[api].dependsOn names "wrker", which is not a component: fix the name or add the component`},
+		{"graph duplicate component name", map[string]string{"app.yaml": worker + "---\n" + api,
+			"up.yaml": graphOf("dup", "["+workerC+"}, "+strings.Replace(apiC, "name: api,", "name: worker,", 1)+"}]")}, nil,
+			`up.yaml: applicationupgrade job-system/dup refused at admission: spec.components has two components named "worker": names must be unique`},
+		{"graph self-dependency", map[string]string{"app.yaml": worker + "---\n" + api,
+			"up.yaml": graphOf("self", "["+workerC+", dependsOn: [worker]}, "+apiC+"}]")}, nil,
+			`up.yaml: applicationupgrade job-system/self refused at admission: spec.components[worker] depends on itself: remove "worker" from its dependsOn`},
+		{"graph same deployment twice", map[string]string{"app.yaml": worker + "---\n" + api,
+			"up.yaml": graphOf("twice", "["+workerC+"}, "+strings.Replace(apiC, "{name: job-api}", "{name: job-worker}", 1)+"}]")}, nil,
+			"up.yaml: applicationupgrade job-system/twice refused at admission: spec.components[worker] and spec.components[api] both reference deployment job-system/job-worker: each Deployment may appear once"},
+		{"two upgrades claim one deployment", map[string]string{"app.yaml": worker + "---\n" + api,
+			"up1.yaml": strings.Replace(upgrade, "%s", ", containerName: worker", 1), "up2.yaml": graphOf("second", "["+workerC+"}]")}, nil,
+			"up2.yaml: applicationupgrade job-system/second refused at admission: spec.components[worker]: deployment job-system/job-worker is already being upgraded by applicationupgrade job-system/up: wait until that upgrade is Completed or Failed (or delete it), or remove this component"},
+		{"manifests dir missing", nil, []string{"--manifests", "/nonexistent-simfix"}, "--manifests /nonexistent-simfix: no such directory"},
+		{"manifests dir empty", map[string]string{"README.md": "x"}, nil, ": no *.yaml or *.yml files in it"},
+		{"manifests is a file", nil, []string{"--manifests", "main_test.go"}, "--manifests main_test.go: not a directory: give the directory that holds the YAML manifests"},
+		{"seed not a number", nil, []string{"--seed", "abc"}, `invalid argument "abc" for "--seed" flag: want an integer`},
+		{"limit reached", map[string]string{"app.yaml": worker + "---\n" + api, "up.yaml": strings.Replace(upgrade, "%s", ", containerName: worker", 1)},
+			[]string{"--limit", "5s"}, "upgrade job-system/up not finished after 5s of virtual time (phase "},
 		{"missing worker deployment", map[string]string{"app.yaml": api, "up.yaml": strings.Replace(upgrade, "%s", "", 1)}, nil,
 			"upgrade job-system/up ended Failed: worker: deployment job-system/job-worker not found: create it or fix spec.worker.deploymentRef.name"},
 		{"two containers without containerName", map[string]string{"app.yaml": twoContainers + "---\n" + api, "up.yaml": strings.Replace(upgrade, "%s", "", 1)}, nil,
@@ -94,6 +138,9 @@ func TestSimulateBadInputGivesOneReadableLine(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.NotContains(t, err.Error(), "\n", "one line")
+			for _, noise := range []string{"strconv.", `in scheme "`, "stat .", " in .", "the run did not stop in time"} {
+				assert.NotContains(t, err.Error(), noise)
+			}
 		})
 	}
 }
@@ -109,4 +156,37 @@ func TestSimulateWritesEventLog(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"event":"DeploymentWrite","namespace":"job-system","name":"job-api"`)
 	assert.True(t, strings.HasPrefix(out.String(), "OK: 1 upgrade(s) completed"), out.String())
+}
+
+// TestReplayHintKeepsTheFlagsThatChangeTheRun: the replay command printed
+// on failure names the user's manifests and limit, not only the seed, and
+// survives make and the shell: run through a Makefile with the project's
+// recipe shape ($(ARGS) on a shell line), it gives back the same arguments.
+func TestReplayHintKeepsTheFlagsThatChangeTheRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), `my "odd" $dir's`)
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	bad := strings.Replace(strings.Replace(upgrade, "%s", ", containerName: worker", 1), "job-worker:v2", "job-worker:does-not-exist", 1)
+	for name, body := range map[string]string{"app.yaml": worker + "---\n" + api, "up.yaml": bad} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	var out bytes.Buffer
+	cmd := newCommand(&out)
+	cmd.SetArgs([]string{"--manifests", dir, "--seed", "3", "--limit", "90m", "--quiet"})
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	err := cmd.Execute()
+	require.Error(t, err)
+	_, replay, ok := strings.Cut(err.Error(), "(replay: ")
+	require.True(t, ok, err.Error())
+	replay = strings.TrimSuffix(replay, ")")
+	require.True(t, strings.HasPrefix(replay, "make simulate ARGS="), replay)
+
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make to replay through")
+	}
+	mk := filepath.Join(t.TempDir(), "Makefile")
+	require.NoError(t, os.WriteFile(mk, []byte("simulate:\n\t@printf '[%s]\\n' $(ARGS)\n"), 0o644))
+	got, err := exec.Command("sh", "-c", strings.Replace(replay, "make simulate", "make -s -f "+mk+" simulate", 1)).CombinedOutput()
+	require.NoError(t, err, string(got))
+	assert.Equal(t, "[--manifests]\n["+dir+"]\n[--limit]\n[1h30m0s]\n[--seed]\n[3]\n", string(got))
 }

@@ -66,15 +66,15 @@ func runSeeds(ctx context.Context, o options, scenarioSet bool, stdout, stderr i
 		if len(s.Violations) > 0 {
 			first = s.Violations[0]
 		}
-		fmt.Fprintf(stdout, "  %s\n    %s\n    replay: %s\n", s.Schedule, first, s.Schedule.Command(manifestsFlag(o)...))
+		fmt.Fprintf(stdout, "  %s\n    %s\n    replay: %s\n", s.Schedule, first, s.Schedule.Command(runFlags(o)...))
 	}
 	worst := failing[0]
-	cmd := worst.Schedule.Command(manifestsFlag(o)...)
+	cmd := worst.Schedule.Command(runFlags(o)...)
 	if !o.noShrink && len(worst.Schedule.Faults) > 0 {
 		small, runs := shrinkSchedule(ctx, worst.Schedule, cfg.Objects, o, worst.FailureClass())
 		fmt.Fprintf(stdout, "\nseed %d shrunk from %d to %d fault(s) in %d runs: %s\n", worst.Schedule.Seed,
 			len(worst.Schedule.Faults), len(small.Faults), runs, small.Spec())
-		cmd = small.Command(manifestsFlag(o)...)
+		cmd = small.Command(runFlags(o)...)
 	}
 	return fmt.Errorf("%d of %d runs broke a property; seed %d (%s) replays with: %s", len(failing), len(sums),
 		worst.Schedule.Seed, worst.FailureClass(), cmd)

@@ -44,6 +44,7 @@ func TestLoadErrorsAreOneReadableLine(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.NotContains(t, err.Error(), "\n")
+			assert.NotContains(t, err.Error(), `in scheme "`, "the scheme's source line is noise")
 		})
 	}
 	_, err := LoadFS(fstest.MapFS{"README.md": {Data: []byte("x")}}, ".", scheme())

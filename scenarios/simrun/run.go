@@ -5,9 +5,11 @@ package simrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -91,6 +93,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	// The application is rolled out before the upgrade is applied, as a user would do.
 	if _, err := env.Sim.Run(ctx, env.whenChanged(func() bool { return appRolledOut(ctx, env.Sim.Client()) }), limit); err != nil {
+		if lim := (*simulator.LimitError)(nil); errors.As(err, &lim) {
+			return nil, fmt.Errorf("the application's Deployments did not roll out within %s of virtual time, before the upgrade: raise --limit", limit)
+		}
 		return nil, fmt.Errorf("the application never rolled out before the upgrade: %w", err)
 	}
 	if err := env.Create(ctx, upgrades); err != nil {
@@ -106,7 +111,66 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
+	if lim := (*simulator.LimitError)(nil); errors.As(runErr, &lim) {
+		if nf := notFinished(res, lim); nf != nil {
+			return res, nf
+		}
+	}
 	return res, runErr
+}
+
+// NotFinishedError is Run's error when the virtual time limit passed
+// before every upgrade was Completed or Failed.
+type NotFinishedError struct {
+	// Unfinished are the upgrades not terminal, by namespace/name, each
+	// with where it got to ("phase P, ...").
+	Unfinished []Unfinished
+	// Limit is the simulator's error.
+	Limit *simulator.LimitError
+}
+
+// Unfinished is an upgrade a NotFinishedError names.
+type Unfinished struct{ Key, Where string }
+
+func (e *NotFinishedError) Error() string {
+	if len(e.Unfinished) == 1 {
+		u := e.Unfinished[0]
+		return fmt.Sprintf("upgrade %s not finished after %s of virtual time (%s): raise --limit", u.Key, e.Limit.Limit, u.Where)
+	}
+	names := make([]string, len(e.Unfinished))
+	for i, u := range e.Unfinished {
+		names[i] = fmt.Sprintf("%s (%s)", u.Key, u.Where)
+	}
+	return fmt.Sprintf("upgrades %s not finished after %s of virtual time: raise --limit", strings.Join(names, ", "), e.Limit.Limit)
+}
+
+func (e *NotFinishedError) Unwrap() error { return e.Limit }
+
+// notFinished is the NotFinishedError of res's upgrades that are not
+// terminal, nil when every one is (faults.Injector.Done ended the run).
+func notFinished(res *Result, lim *simulator.LimitError) error {
+	var out []Unfinished
+	for i := range res.Upgrades {
+		u := &res.Upgrades[i]
+		terminal, phase, extra := u.Status.Phase.Terminal(), string(u.Status.Phase), ""
+		if g, ok := res.Graphs[key(u)]; ok {
+			terminal, phase = g.Status.Phase.Terminal(), string(g.Status.Phase)
+			if g.Status.RolledOut != "" {
+				extra = ", " + g.Status.RolledOut + " components rolled out"
+			}
+		}
+		if terminal {
+			continue
+		}
+		if phase == "" {
+			phase = "not set yet"
+		}
+		out = append(out, Unfinished{Key: key(u), Where: "phase " + phase + extra})
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &NotFinishedError{Unfinished: out, Limit: lim}
 }
 
 // judge fills res's Upgrades (v1alpha1, sorted by namespace/name) and
