@@ -8,29 +8,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/operator/controller"
-	"github.com/lunadas/upgrade-operator/operator/rollout"
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
+	"github.com/lunadas/upgrade-operator/scenarios/mutants"
 	"github.com/lunadas/upgrade-operator/scenarios/shrink"
 )
-
-// countersOnly replaces the readiness rule by `kubectl rollout status`'s:
-// counters and observedGeneration, no pod list, no terminatingReplicas.
-func countersOnly(r *controller.ApplicationUpgradeReconciler) {
-	r.AssessFunc = func(d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods []corev1.Pod, o rollout.Options) rollout.Verdict {
-		d = d.DeepCopy()
-		d.Status.TerminatingReplicas = nil
-		v := rollout.Assess(d, rss, nil, o)
-		if v.Reason == rollout.ReasonNewPodsNotCreated {
-			return rollout.Verdict{State: rollout.Rolled, Reason: rollout.ReasonRolled, Message: "counters complete"}
-		}
-		return v
-	}
-}
 
 // noOptimisticLock writes images with a plain merge patch: the
 // resourceVersion the decision was based on is dropped. Harmless while
@@ -78,7 +62,7 @@ func firstFailure(t *testing.T, mutant func(*controller.ApplicationUpgradeReconc
 }
 
 func TestCountersOnlyMutantCaughtWithin1000Seeds(t *testing.T) {
-	s := firstFailure(t, countersOnly)
+	s := firstFailure(t, mutants.CountersOnly.Policy.Customize)
 	assert.LessOrEqual(t, s.Schedule.Seed, int64(1000))
 	assert.Equal(t, "ordering violation", s.FailureClass(), "%v", s.Violations)
 	t.Logf("caught at %s: %s", s.Schedule, s.Violations[0])

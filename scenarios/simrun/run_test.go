@@ -90,12 +90,3 @@ func TestDemoEventLogOrdering(t *testing.T) {
 		assert.Equal(t, 1, rep.APIWrites, "seed %d", seed)
 	}
 }
-
-// TestCountersOnlyReadinessIsCaught proves the check can fail: with the
-// readiness rule weakened to counters only, the demo writes the API image
-// while an old worker pod is still terminating.
-func TestCountersOnlyReadinessIsCaught(t *testing.T) {
-	res, err := Run(context.Background(), Config{Objects: demoObjects(t), Seed: 1, Reconciler: countersOnly})
-	require.NoError(t, err)
-	assert.NotEmpty(t, res.Reports["job-system/upgrade-v2"].Violations)
-}

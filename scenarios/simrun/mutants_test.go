@@ -1,0 +1,35 @@
+package simrun_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunadas/upgrade-operator/scenarios/checks"
+	"github.com/lunadas/upgrade-operator/scenarios/mutants"
+	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+)
+
+// TestCountersOnlyReadinessIsCaught proves the check can fail: with the
+// readiness rule weakened to counters only (mutants.CountersOnly), the demo
+// writes the API image while an old worker pod is still terminating.
+func TestCountersOnlyReadinessIsCaught(t *testing.T) {
+	res, err := simrun.Run(context.Background(), simrun.Config{Objects: simrun.DemoObjects(t), Seed: 1, Reconciler: mutants.CountersOnly.Policy.Customize})
+	require.NoError(t, err)
+	assert.NotEmpty(t, res.Reports["job-system/upgrade-v2"].Violations)
+}
+
+// TestGraphDemoAnyDependencyIsCaught proves the graph verdict can fail:
+// with api decided on the faster of its two dependencies
+// (mutants.AnyDependency), the worker → api edge is violated and
+// checks.Verdict fails the run.
+func TestGraphDemoAnyDependencyIsCaught(t *testing.T) {
+	res, err := simrun.Run(context.Background(), simrun.Config{Objects: simrun.GraphDemoObjects(t), Seed: 1, Reconciler: mutants.AnyDependency.Policy.Customize})
+	require.NoError(t, err)
+	v := res.Reports["shop/shop-v3"].Violations
+	require.NotEmpty(t, v)
+	assert.Contains(t, v[0], "worker → api: ")
+	assert.ErrorContains(t, checks.Verdict(res.Upgrades, res.Reports), "ordering violation in shop/shop-v3: worker → api: ")
+}
