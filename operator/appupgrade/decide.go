@@ -1,6 +1,7 @@
 package appupgrade
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -156,7 +157,7 @@ func step(g Graph, p *Plan, i int, index map[string]int) {
 	c, cs := g.Components[i], &p.Components[i]
 	set := func(ph v1beta1.ComponentPhase, reason, msg string) { cs.Phase, cs.Reason, cs.Message = ph, reason, msg }
 	if cs.Phase.Terminal() {
-		cs.Reason, cs.Message = string(cs.Phase), messageOf(g.Upgrade.Status, c.Spec.Name)
+		cs.Reason, cs.Message = string(cs.Phase), g.Upgrade.Status.Component(c.Spec.Name).Message
 		return
 	}
 	if c.ConfigError != nil {
@@ -224,7 +225,7 @@ func upgrade(g Graph, p *Plan, i int, index map[string]int, set func(v1beta1.Com
 }
 
 func waitForRollout(g Graph, c Component, set func(v1beta1.ComponentPhase, string, string)) {
-	written := writtenGenerationOf(g.Upgrade.Status, c.Spec.Name)
+	written := g.Upgrade.Status.Component(c.Spec.Name).WrittenGeneration
 	switch {
 	case !c.AtTarget() && c.Deployment != nil && written > 0 && c.Deployment.Generation < written:
 		set(v1beta1.ComponentRollingOut, ReasonWriteNotObserved, fmt.Sprintf("Waiting to observe the image write (deployment generation %d)", written))
@@ -272,7 +273,7 @@ func summarize(p *Plan, changedReason string) {
 			p.Reason = ReasonConfigError
 		}
 	default:
-		p.Phase, p.Reason = v1beta1.PhaseProgressing, cmpOr(changedReason, ReasonProgressing)
+		p.Phase, p.Reason = v1beta1.PhaseProgressing, cmp.Or(changedReason, ReasonProgressing)
 		p.Message = progressMessage(p.Components, active, failed)
 	}
 }
@@ -300,13 +301,6 @@ func firstFailed(cs []ComponentStep) ComponentStep {
 		}
 	}
 	return ComponentStep{}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // waveOrder returns component indexes by wave, then spec order.
@@ -357,31 +351,12 @@ func joinErrs(errs []error) string {
 	return strings.Join(msgs, "; ")
 }
 
+// phaseOf is component name's recorded phase, Pending when none is recorded.
 func phaseOf(st v1beta1.ApplicationUpgradeStatus, name string) v1beta1.ComponentPhase {
-	for _, c := range st.Components {
-		if c.Name == name {
-			return c.Phase
-		}
+	if p := st.Component(name).Phase; p != "" {
+		return p
 	}
 	return v1beta1.ComponentPending
-}
-
-func messageOf(st v1beta1.ApplicationUpgradeStatus, name string) string {
-	for _, c := range st.Components {
-		if c.Name == name {
-			return c.Message
-		}
-	}
-	return ""
-}
-
-func writtenGenerationOf(st v1beta1.ApplicationUpgradeStatus, name string) int64 {
-	for _, c := range st.Components {
-		if c.Name == name {
-			return c.WrittenGeneration
-		}
-	}
-	return 0
 }
 
 func terminalReasonOf(u *v1beta1.ApplicationUpgrade) string {

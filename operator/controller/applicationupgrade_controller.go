@@ -117,7 +117,7 @@ func (r *ApplicationUpgradeReconciler) performWrites(ctx context.Context, u *v1b
 		// status changes only by the writes that succeeded.
 		for i := range plan.Components {
 			if c := &plan.Components[i]; c.Name == w.Component {
-				c.Phase, c.Message = v1beta1.ComponentUpgrading, recordedMessage(u, w.Component)
+				c.Phase, c.Message = v1beta1.ComponentUpgrading, u.Status.Component(w.Component).Message
 			}
 		}
 	}
@@ -168,14 +168,4 @@ func (r *ApplicationUpgradeReconciler) now() time.Time {
 		return time.Now()
 	}
 	return r.Clock.Now()
-}
-
-// recordedMessage is the message status holds for component name, or "".
-func recordedMessage(u *v1beta1.ApplicationUpgrade, name string) string {
-	for _, c := range u.Status.Components {
-		if c.Name == name {
-			return c.Message
-		}
-	}
-	return ""
 }

@@ -391,7 +391,7 @@ func TestEnvtestGraphUpgradeOfThreeComponents(t *testing.T) {
 	got := pass()
 	require.Equal(t, workerV2, imageOf(w.deployment("job-worker"), "worker"))
 	require.Equal(t, apiV2, imageOf(w.deployment("job-api"), "api"), "one wave, one pass")
-	assert.Equal(t, int64(2), findComponentStatus(got.Status, "api").WrittenGeneration)
+	assert.Equal(t, int64(2), got.Status.Component("api").WrittenGeneration)
 	w.rollOut("job-worker", false)
 	w.rollOut("job-api", false)
 	got = pass()

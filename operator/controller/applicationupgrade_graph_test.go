@@ -68,8 +68,8 @@ func (w *world) drive(failing ...string) map[string]int {
 			}
 			writtenAt[c.Name] = pass
 			for _, dep := range c.DependsOn {
-				require.Equalf(w.t, v1beta1.ComponentRolled, findComponentStatus(before.Status, dep).Phase,
-					"pass %d: %s written while dependency %s was %s", pass, c.Name, dep, findComponentStatus(before.Status, dep).Phase)
+				require.Equalf(w.t, v1beta1.ComponentRolled, before.Status.Component(dep).Phase,
+					"pass %d: %s written while dependency %s was %s", pass, c.Name, dep, before.Status.Component(dep).Phase)
 			}
 			if contains(failing, c.Name) {
 				w.failRollout(c.DeploymentRef.Name)
@@ -243,7 +243,7 @@ func requestKeys(reqs []ctrlRequest) []string {
 func TestReconcileRecordsSucceededWritesWhenOneFails(t *testing.T) {
 	w := graphWorld(t, node("a"), node("b"), node("c"))
 	w.pass("g")
-	before := findComponentStatus(w.pass("g").Status, "b").Message // every component Upgrading
+	before := w.pass("g").Status.Component("b").Message // every component Upgrading
 	inner := w.c
 	w.r.Client = interceptor.NewClient(inner.(client.WithWatch), interceptor.Funcs{
 		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
@@ -257,9 +257,9 @@ func TestReconcileRecordsSucceededWritesWhenOneFails(t *testing.T) {
 	require.ErrorContains(t, err, "deployment job-system/d-b")
 	u := w.beta("g")
 	assert.Equal(t, map[string]v1beta1.ComponentPhase{"a": "RollingOut", "b": "Upgrading", "c": "Upgrading"}, componentPhases(u))
-	assert.NotZero(t, findComponentStatus(u.Status, "a").WrittenGeneration)
-	assert.Zero(t, findComponentStatus(u.Status, "b").WrittenGeneration)
-	assert.Equal(t, before, findComponentStatus(u.Status, "b").Message, "the failed write is not recorded: only successes change status")
+	assert.NotZero(t, u.Status.Component("a").WrittenGeneration)
+	assert.Zero(t, u.Status.Component("b").WrittenGeneration)
+	assert.Equal(t, before, u.Status.Component("b").Message, "the failed write is not recorded: only successes change status")
 	w.r.Client = inner
 	u = w.pass("g")
 	assert.Equal(t, map[string]v1beta1.ComponentPhase{"a": "RollingOut", "b": "RollingOut", "c": "RollingOut"}, componentPhases(u))

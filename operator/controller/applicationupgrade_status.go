@@ -54,7 +54,7 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 func componentStatuses(prev v1beta1.ApplicationUpgradeStatus, g appupgrade.Graph, plan appupgrade.Plan, written map[string]int64) []v1beta1.ComponentStatus {
 	out := make([]v1beta1.ComponentStatus, 0, len(plan.Components))
 	for _, step := range plan.Components {
-		before := findComponentStatus(prev, step.Name)
+		before := prev.Component(step.Name)
 		cs := v1beta1.ComponentStatus{Name: step.Name, Wave: step.Wave, Phase: step.Phase, Message: step.Message,
 			Image: before.Image, WrittenGeneration: before.WrittenGeneration}
 		for _, c := range g.Components {
@@ -76,22 +76,13 @@ func componentStatuses(prev v1beta1.ApplicationUpgradeStatus, g appupgrade.Graph
 	return out
 }
 
-func findComponentStatus(st v1beta1.ApplicationUpgradeStatus, name string) v1beta1.ComponentStatus {
-	for _, c := range st.Components {
-		if c.Name == name {
-			return c
-		}
-	}
-	return v1beta1.ComponentStatus{}
-}
-
 // phasesChanged reports whether the upgrade or any component changed phase.
 func phasesChanged(prev, next v1beta1.ApplicationUpgradeStatus) bool {
 	if prev.Phase != next.Phase || len(prev.Components) != len(next.Components) {
 		return true
 	}
 	for _, c := range next.Components {
-		if findComponentStatus(prev, c.Name).Phase != c.Phase {
+		if prev.Component(c.Name).Phase != c.Phase {
 			return true
 		}
 	}
@@ -104,7 +95,7 @@ func phasesChanged(prev, next v1beta1.ApplicationUpgradeStatus) bool {
 // legacyShape).
 func (r *ApplicationUpgradeReconciler) transitionEvents(u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan appupgrade.Plan, reason string) {
 	for _, step := range plan.Components {
-		if step.Phase != v1beta1.ComponentRolled || findComponentStatus(u.Status, step.Name).Phase == v1beta1.ComponentRolled {
+		if step.Phase != v1beta1.ComponentRolled || u.Status.Component(step.Name).Phase == v1beta1.ComponentRolled {
 			continue
 		}
 		if evReason, note := rolledOutEvent(u, g, step.Name); evReason != "" {

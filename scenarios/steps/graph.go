@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -155,7 +156,7 @@ func (s *scenario) applyGraphTable(ctx context.Context, name string, table *godo
 	for _, row := range table.Rows[1:] {
 		r := row
 		cname := cell(r, "component")
-		dep := cmpOr(cell(r, "deployment"), cname)
+		dep := cmp.Or(cell(r, "deployment"), cname)
 		c := s.componentOf(dep, TargetTag)
 		c.Name = cname
 		if img := cell(r, "image"); img != "" {
@@ -383,13 +384,6 @@ func (s *scenario) rolledOutCount(ctx context.Context, want string) error {
 		return fmt.Errorf("status.rolledOut is %q, want %q", u.Status.RolledOut, want)
 	}
 	return nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // refusedOrHeld: name was refused at admission naming other, or it is

@@ -235,20 +235,11 @@ func statusFromHub(spec v1beta1.ApplicationUpgradeSpec, s v1beta1.ApplicationUpg
 	w, a := pair(spec)
 	var worker, api v1beta1.ComponentStatus
 	if w >= 0 {
-		worker = findStatus(s.Components, spec.Components[w].Name)
-		api = findStatus(s.Components, spec.Components[a].Name)
+		worker = s.Component(spec.Components[w].Name)
+		api = s.Component(spec.Components[a].Name)
 	}
 	out.Phase = PhaseOf(s.Phase, worker.Phase, api.Phase)
 	out.Worker = ComponentStatus{Image: worker.Image, ShortImage: worker.ShortImage, WrittenGeneration: worker.WrittenGeneration}
 	out.API = ComponentStatus{Image: api.Image, ShortImage: api.ShortImage, WrittenGeneration: api.WrittenGeneration}
 	return out
-}
-
-func findStatus(cs []v1beta1.ComponentStatus, name string) v1beta1.ComponentStatus {
-	for _, c := range cs {
-		if c.Name == name {
-			return c
-		}
-	}
-	return v1beta1.ComponentStatus{}
 }

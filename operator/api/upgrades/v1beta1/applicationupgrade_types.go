@@ -271,3 +271,14 @@ func RolledOut(cs []ComponentStatus) string {
 	}
 	return strconv.Itoa(n) + "/" + strconv.Itoa(len(cs))
 }
+
+// Component returns the status entry of component name, or the zero
+// ComponentStatus (phase "") when status has none yet.
+func (s *ApplicationUpgradeStatus) Component(name string) ComponentStatus {
+	for _, c := range s.Components {
+		if c.Name == name {
+			return c
+		}
+	}
+	return ComponentStatus{}
+}
