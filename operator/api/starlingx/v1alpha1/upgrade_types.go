@@ -83,7 +83,11 @@ type DeployPolicy struct {
 	// +kubebuilder:default=strict
 	AlarmRestriction AlarmRestriction `json:"alarmRestriction,omitempty"`
 
-	// ControllerApplyType is how controller hosts are upgraded.
+	// ControllerApplyType is how controller hosts are upgraded by
+	// sw-deploy steps. Kube-upgrade steps always upgrade controllers
+	// serially: the real VIM refuses any other controller-apply-type for a
+	// kube-upgrade strategy (starlingx/nfv _sw_update_strategy.py
+	// KubeUpgradeStrategyAPI.post).
 	// +optional
 	// +kubebuilder:default=serial
 	ControllerApplyType ApplyType `json:"controllerApplyType,omitempty"`
