@@ -64,3 +64,32 @@ Feature: Failures are reported, named and never followed by the API write
     Then the phase becomes "Completed" within 5 minutes
     And the status shows the worker image "job-worker:v2.0.0" and the API image "job-api:v2.0.0"
     And the API image is never written while an old worker pod exists
+
+  @real @stale-deadline
+  Scenario: a spec corrected back to the running image after the progress deadline fired completes
+    The real Deployment controller publishes the corrected generation as
+    observed while still carrying the failed ReplicaSet's deadline (no
+    progress is counted when the old ReplicaSet becomes the new one again):
+    that condition is not about the current template and is ignored.
+    Given a worker Deployment with 1 replica, surge 1, unavailable 0, a progress deadline of 10s, pods ready after 2s and terminating in 2s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied with the worker image "registry.example.com/job-worker:does-not-exist"
+    Then the phase becomes "Failed" within 30 seconds
+    When the worker's progress deadline has passed
+    And the upgrade "upgrade-v2" is changed back to the worker's running image
+    Then the phase becomes "Completed" within 2 minutes
+    And the worker Deployment was seen at its new generation with the previous ReplicaSet's progress deadline
+    And the API image is never written while an old worker pod exists
+
+  @real @recovery
+  Scenario: a rollout that exceeded its progress deadline and then completes recovers the upgrade
+    Given a worker Deployment with 1 replica, surge 1, unavailable 0, a progress deadline of 5s, pods ready after 15s and terminating in 2s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied
+    Then the phase becomes "Failed" within 30 seconds
+    And the message contains "progress deadline"
+    And the phase becomes "Completed" within 2 minutes
+    And the API image is never written while an old worker pod exists
+    And each Deployment image was written once
