@@ -133,7 +133,23 @@ func componentTerminal(events []eventlog.Event) []Violation {
 		phase string
 		gen   int64
 	}
+	// First pass: the upgrades (and generations) in which a component
+	// recovered from Failed to Rolled; only there may a Blocked dependent
+	// move again.
+	recovered := map[string]bool{}
 	prev := map[string]last{}
+	for _, e := range events {
+		if e.Event != eventlog.ComponentPhase {
+			continue
+		}
+		comp, phase := eventlog.ComponentOf(e)
+		key := e.Namespace + "/" + e.Name + "/" + comp
+		if p, seen := prev[key]; seen && p.gen == e.Generation && p.phase == string(v1beta1.ComponentFailed) && phase == string(v1beta1.ComponentRolled) {
+			recovered[fmt.Sprintf("%s/%s@%d", e.Namespace, e.Name, e.Generation)] = true
+		}
+		prev[key] = last{phase, e.Generation}
+	}
+	prev = map[string]last{}
 	var out []Violation
 	for _, e := range events {
 		if e.Event != eventlog.ComponentPhase {
@@ -146,7 +162,7 @@ func componentTerminal(events []eventlog.Event) []Violation {
 		if !seen || e.Generation != p.gen || phase == p.phase {
 			continue
 		}
-		if recovery(p.phase, phase) {
+		if recovery(p.phase, phase, recovered[fmt.Sprintf("%s/%s@%d", e.Namespace, e.Name, e.Generation)]) {
 			continue
 		}
 		if p.phase == string(v1beta1.ComponentFailed) || p.phase == string(v1beta1.ComponentBlocked) {
@@ -159,14 +175,14 @@ func componentTerminal(events []eventlog.Event) []Violation {
 
 // recovery reports whether a component's move from prev to next is the
 // recovery of a rollout failure: Failed → Rolled (its Deployment was
-// observed fully rolled out at target), or a dependent Blocked by it →
-// Pending / Upgrading.
-func recovery(prev, next string) bool {
+// observed fully rolled out at target), or, in an upgrade where a
+// component so recovered, a dependent Blocked by it → Pending / Upgrading.
+func recovery(prev, next string, upgradeRecovered bool) bool {
 	switch prev {
 	case string(v1beta1.ComponentFailed):
 		return next == string(v1beta1.ComponentRolled)
 	case string(v1beta1.ComponentBlocked):
-		return next == string(v1beta1.ComponentPending) || next == string(v1beta1.ComponentUpgrading)
+		return upgradeRecovered && (next == string(v1beta1.ComponentPending) || next == string(v1beta1.ComponentUpgrading))
 	}
 	return false
 }
