@@ -22,7 +22,9 @@ import (
 // dependsOn, a self-dependency, a Deployment twice; and the overlap guard
 // against the other upgrades), and the API server's denial (403, "admission
 // webhook … denied the request: …"). v1alpha1 objects are judged as their
-// v1beta1 conversion (matchPolicy Equivalent). Only the user's client goes
+// v1beta1 conversion (matchPolicy Equivalent), and a v1alpha1 write must
+// also pass v1alpha1.AlphaWriteError (the webhook reads the request's
+// requestKind). Patches are not intercepted. Only the user's client goes
 // through it: the operator never writes an upgrade's spec.
 type admissionClient struct {
 	client.Client
@@ -58,9 +60,17 @@ func (c admissionClient) admit(ctx context.Context, obj client.Object, update bo
 		if err := c.Client.Get(ctx, client.ObjectKeyFromObject(hub), old); err != nil {
 			return err
 		}
-		if hub.DeletionTimestamp != nil || equality.Semantic.DeepEqual(old.Spec, hub.Spec) {
+		if hub.DeletionTimestamp != nil {
 			return nil
 		}
+	}
+	if _, alpha := obj.(*upgradesv1alpha1.ApplicationUpgrade); alpha {
+		if err := upgradesv1alpha1.AlphaWriteError(old, hub); err != nil {
+			return denial(err)
+		}
+	}
+	if old != nil && equality.Semantic.DeepEqual(old.Spec, hub.Spec) {
+		return nil
 	}
 	var others upgradesv1beta1.ApplicationUpgradeList
 	if err := c.Client.List(ctx, &others); err != nil {

@@ -33,7 +33,11 @@ func AlphaWriteError(old, u *v1beta1.ApplicationUpgrade) error {
 		}
 		return nil
 	}
-	if want := MergeSpec(old.Spec, view); !equality.Semantic.DeepEqual(want, u.Spec) {
+	want := old.Spec
+	if !equality.Semantic.DeepEqual(specFromHub(old.Spec), view) {
+		want = MergeSpec(old.Spec, view)
+	}
+	if !equality.Semantic.DeepEqual(want, u.Spec) {
 		return fmt.Errorf("applicationupgrade %s/%s: this v1alpha1 write would change the graph from %s to %s, which v1alpha1 cannot express (v1alpha1 shows only the first and last components in upgrade order; the rest travel in the %s annotation): keep that annotation unchanged, or make the change with upgrades.lunadas.dev/v1beta1",
 			u.Namespace, u.Name, describeGraph(old.Spec), describeGraph(u.Spec), ConversionDataAnnotation)
 	}

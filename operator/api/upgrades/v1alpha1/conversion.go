@@ -54,7 +54,11 @@ func (src *ApplicationUpgrade) ConvertTo(dstRaw conversion.Hub) error {
 		var saved conversionData
 		if err := json.Unmarshal([]byte(data), &saved); err == nil {
 			// Merge what v1alpha1 changed into the saved graph.
-			dst.Spec = MergeSpec(saved.Spec, src.Spec)
+			if equality.Semantic.DeepEqual(specFromHub(saved.Spec), src.Spec) {
+				dst.Spec = saved.Spec
+			} else {
+				dst.Spec = MergeSpec(saved.Spec, src.Spec)
+			}
 			if equality.Semantic.DeepEqual(statusFromHub(saved.Spec, saved.Status), src.Status) {
 				dst.Status = saved.Status
 			} else {
