@@ -37,6 +37,10 @@ func AlphaWriteError(old, u *v1beta1.ApplicationUpgrade) error {
 	if !equality.Semantic.DeepEqual(specFromHub(old.Spec), view) {
 		want = MergeSpec(old.Spec, view)
 	}
+	if !sameShape(want, old.Spec) {
+		return fmt.Errorf("applicationupgrade %s/%s: this v1alpha1 write cannot be represented on the graph %s (v1alpha1 shows its only component as both worker and api, and they now differ): make the change with upgrades.lunadas.dev/v1beta1",
+			u.Namespace, u.Name, describeGraph(old.Spec))
+	}
 	if !equality.Semantic.DeepEqual(want, u.Spec) {
 		return fmt.Errorf("applicationupgrade %s/%s: this v1alpha1 write would change the graph from %s to %s, which v1alpha1 cannot express (v1alpha1 shows only the first and last components in upgrade order; the rest travel in the %s annotation): keep that annotation unchanged, or make the change with upgrades.lunadas.dev/v1beta1",
 			u.Namespace, u.Name, describeGraph(old.Spec), describeGraph(u.Spec), ConversionDataAnnotation)
@@ -56,4 +60,19 @@ func describeGraph(s v1beta1.ApplicationUpgradeSpec) string {
 		parts = append(parts, p)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// sameShape reports whether a and b have the same components (names, in
+// order) and the same edges.
+func sameShape(a, b v1beta1.ApplicationUpgradeSpec) bool {
+	if len(a.Components) != len(b.Components) {
+		return false
+	}
+	for i := range a.Components {
+		x, y := a.Components[i], b.Components[i]
+		if x.Name != y.Name || !equality.Semantic.DeepEqual(x.DependsOn, y.DependsOn) {
+			return false
+		}
+	}
+	return true
 }
