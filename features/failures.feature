@@ -40,7 +40,7 @@ Feature: Failures are reported, named and never followed by the API write
     And no Deployment image is written
 
   @real @C12
-  Scenario: C12 the worker Deployment does not exist, then the spec is fixed
+  Scenario: C12 the worker Deployment does not exist, then the upgrade is recreated
     Given a worker Deployment with 1 replica, pods ready after 2s and terminating in 2s
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
     And the Deployments are rolled out
@@ -48,8 +48,9 @@ Feature: Failures are reported, named and never followed by the API write
     Then the phase becomes "Failed" within 30 seconds
     And the message names the worker Deployment "job-wroker"
     And no Deployment image is written
-    When the upgrade "upgrade-v2" is changed to the worker Deployment "job-worker"
-    Then the phase becomes "Completed" within 5 minutes
+    Then changing the upgrade "upgrade-v2" to the worker Deployment "job-worker" is refused with a message containing "deploymentRef is immutable"
+    When the upgrade "upgrade-v2" is deleted and "upgrade-v2b" is applied with the worker Deployment "job-worker"
+    Then the phase of "upgrade-v2b" becomes "Completed" within 5 minutes
     And each Deployment image was written once
     And the API image is never written while an old worker pod exists
 

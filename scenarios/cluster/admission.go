@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
@@ -63,6 +64,9 @@ func (c admissionClient) admit(ctx context.Context, obj client.Object, update bo
 		if hub.DeletionTimestamp != nil {
 			return nil
 		}
+		if err := immutableRefs(old, hub); err != nil {
+			return err
+		}
 	}
 	if _, alpha := obj.(*upgradesv1alpha1.ApplicationUpgrade); alpha {
 		if err := upgradesv1alpha1.AlphaWriteError(old, hub); err != nil {
@@ -101,4 +105,22 @@ func toHub(obj client.Object) (*upgradesv1beta1.ApplicationUpgrade, error) {
 		return hub, nil
 	}
 	return nil, nil
+}
+
+// immutableRefs is the CRD's CEL rule `self == oldSelf` on
+// spec.components[].deploymentRef (and v1alpha1's spec.worker/api), which
+// the simulator's store does not evaluate: a component (by name) whose
+// Deployment reference changed is refused as the API server refuses it
+// (422 Invalid, the rule's message).
+func immutableRefs(old, u *upgradesv1beta1.ApplicationUpgrade) error {
+	for _, c := range u.Spec.Components {
+		for _, o := range old.Spec.Components {
+			if o.Name == c.Name && o.DeploymentRef != c.DeploymentRef {
+				return apierrors.NewInvalid(upgradesv1beta1.GroupVersion.WithKind("ApplicationUpgrade").GroupKind(), u.Name, field.ErrorList{
+					field.Invalid(field.NewPath("spec", "components").Key(c.Name).Child("deploymentRef"), c.DeploymentRef,
+						"deploymentRef is immutable: which Deployment an upgrade drives cannot change once created; delete this ApplicationUpgrade and create a new one")})
+			}
+		}
+	}
+	return nil
 }
