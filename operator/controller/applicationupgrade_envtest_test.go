@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
@@ -512,4 +513,30 @@ func TestEnvtestFailedRolloutRecovers(t *testing.T) {
 	assert.Equal(t, v1.PhaseWaitingForAPI, w.reconcile("upgrade-v2"))
 	w.rollOut("job-api", false)
 	assert.Equal(t, v1.PhaseCompleted, w.reconcile("upgrade-v2"))
+}
+
+// TestEnvtestDeploymentRefIsImmutable: the API server refuses a changed
+// deploymentRef in both versions (CEL self == oldSelf), with the rule's
+// message; other spec changes pass.
+func TestEnvtestDeploymentRefIsImmutable(t *testing.T) {
+	w := newEnvWorld(t)
+	w.setUpRolledOut(1)
+	w.createUpgrade("upgrade-v2", workerV2, apiV2, nil)
+
+	alpha := w.upgrade("upgrade-v2")
+	alpha.Spec.Worker.DeploymentRef.Name = "job-worker-2"
+	err := w.c.Update(w.ctx, alpha)
+	require.True(t, apierrors.IsInvalid(err), "v1alpha1: %v", err)
+	assert.Contains(t, err.Error(), "deploymentRef is immutable")
+
+	var beta v1beta1.ApplicationUpgrade
+	require.NoError(t, w.c.Get(w.ctx, w.key("upgrade-v2"), &beta))
+	beta.Spec.Components[1].DeploymentRef.Namespace = "elsewhere"
+	err = w.c.Update(w.ctx, &beta)
+	require.True(t, apierrors.IsInvalid(err), "v1beta1: %v", err)
+	assert.Contains(t, err.Error(), "deploymentRef is immutable")
+
+	require.NoError(t, w.c.Get(w.ctx, w.key("upgrade-v2"), &beta))
+	beta.Spec.Components[0].Image = workerV1
+	require.NoError(t, w.c.Update(w.ctx, &beta), "an image change is allowed")
 }
