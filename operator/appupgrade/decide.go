@@ -31,6 +31,9 @@ const (
 	// ReasonRecovered: a component Failed by its rollout was later observed
 	// fully rolled out at its target image; the upgrade resumes.
 	ReasonRecovered = "RolloutRecovered"
+	// ReasonDeploymentPaused: a component's Deployment is paused
+	// (spec.paused); nothing moves until someone resumes it.
+	ReasonDeploymentPaused = "DeploymentPaused"
 )
 
 // Component is one component of a graph upgrade as the reconciler found it.
@@ -282,6 +285,8 @@ func waitForRollout(g Graph, c Component, set func(v1beta1.ComponentPhase, strin
 		set(v1beta1.ComponentFailed, ReasonRolloutFailed, fmt.Sprintf("Rollout of %s failed: %s", c.Key, c.Rollout.Message))
 	case c.Rollout.State == rollout.Rolled:
 		set(v1beta1.ComponentRolled, ReasonRolledOut, "Rolled out, every old pod gone")
+	case c.Rollout.Reason == rollout.ReasonDeploymentPaused:
+		set(v1beta1.ComponentRollingOut, ReasonDeploymentPaused, "Waiting for a person: "+c.Rollout.Message)
 	default:
 		set(v1beta1.ComponentRollingOut, ReasonRolling, "Waiting for the rollout to complete: "+c.Rollout.Message)
 	}
@@ -320,9 +325,25 @@ func summarize(p *Plan, changedReason string) {
 			p.Reason = ReasonConfigError
 		}
 	default:
-		p.Phase, p.Reason = v1beta1.PhaseProgressing, cmp.Or(changedReason, ReasonProgressing)
+		p.Phase, p.Reason = v1beta1.PhaseProgressing, cmp.Or(waitingReason(p.Components), changedReason, ReasonProgressing)
 		p.Message = progressMessage(p.Components, active, failed)
 	}
+}
+
+// WaitingReasons are the reasons of states that wait on a person, not on
+// the cluster: the upgrade's Ready and Progressing conditions carry them
+// (so kubectl wait, kstatus and Flux show why) and the reconciler emits a
+// Warning event when one starts.
+var WaitingReasons = map[string]bool{ReasonDeploymentPaused: true, ReasonDeploymentClaimed: true}
+
+// waitingReason is the first component's waiting reason, or "".
+func waitingReason(cs []ComponentStep) string {
+	for _, c := range cs {
+		if WaitingReasons[c.Reason] {
+			return c.Reason
+		}
+	}
+	return ""
 }
 
 func progressMessage(cs []ComponentStep, active, failed []string) string {

@@ -100,3 +100,19 @@ func TestDecideRecoveryOfOneBranchKeepsTheOtherBlocked(t *testing.T) {
 	require.Equal(t, v1beta1.PhaseProgressing, p.Phase)
 	require.Equal(t, v1beta1.ComponentUpgrading, w.phase("api"))
 }
+
+// TestDecidePausedDeploymentHasItsOwnReason: a paused Deployment is a state
+// that waits on a person: the component and the upgrade say
+// DeploymentPaused, not the generic Progressing.
+func TestDecidePausedDeploymentHasItsOwnReason(t *testing.T) {
+	w := newWorld(comp("worker", "job-worker"), comp("api", "job-api", "worker"))
+	w.untilPhase(t, "worker", v1beta1.ComponentRollingOut)
+	g := w.graph()
+	g.Components[0].Rollout = rollout.Verdict{State: rollout.Progressing, Reason: rollout.ReasonDeploymentPaused, Message: "deployment ns/job-worker is paused: resume it to continue the rollout"}
+	p := Decide(g)
+	require.Equal(t, v1beta1.PhaseProgressing, p.Phase)
+	require.Equal(t, ReasonDeploymentPaused, p.Reason)
+	require.Equal(t, ReasonDeploymentPaused, p.Components[0].Reason)
+	require.Contains(t, p.Message, "resume it")
+	require.True(t, WaitingReasons[p.Reason])
+}

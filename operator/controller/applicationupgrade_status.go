@@ -106,6 +106,9 @@ func (r *ApplicationUpgradeReconciler) transitionEvents(u *v1beta1.ApplicationUp
 			r.event(u, corev1.EventTypeNormal, evReason, note)
 		}
 	}
+	if appupgrade.WaitingReasons[reason] && readyReason(u) != reason {
+		r.event(u, corev1.EventTypeWarning, reason, plan.Message)
+	}
 	if plan.Phase == u.Status.Phase {
 		return
 	}
@@ -115,6 +118,14 @@ func (r *ApplicationUpgradeReconciler) transitionEvents(u *v1beta1.ApplicationUp
 	case v1beta1.PhaseFailed:
 		r.event(u, corev1.EventTypeWarning, "Failed", reason+": "+plan.Message)
 	}
+}
+
+// readyReason is the reason of u's recorded Ready condition, or "".
+func readyReason(u *v1beta1.ApplicationUpgrade) string {
+	if c := meta.FindStatusCondition(u.Status.Conditions, v1beta1.ConditionReady); c != nil {
+		return c.Reason
+	}
+	return ""
 }
 
 // rolledOutEvent is the reason and note of the event for component name
