@@ -19,10 +19,12 @@ import (
 )
 
 // observeGraph reads every component of u. A terminal upgrade whose spec
-// has not changed is not observed: Decide keeps its phases.
+// has not changed is not observed — Decide keeps its phases — except one
+// Failed by a rollout failure, which recovers when its Deployment is later
+// seen fully rolled out (appupgrade.MayRecover).
 func (r *ApplicationUpgradeReconciler) observeGraph(ctx context.Context, u *v1beta1.ApplicationUpgrade) (appupgrade.Graph, error) {
 	g := appupgrade.Graph{Upgrade: u}
-	if u.Status.Phase.Terminal() && u.Generation == u.Status.ObservedGeneration {
+	if u.Status.Phase.Terminal() && u.Generation == u.Status.ObservedGeneration && !appupgrade.MayRecover(u) {
 		return g, nil
 	}
 	for i := range u.Spec.Components {

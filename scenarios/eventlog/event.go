@@ -88,4 +88,10 @@ type Counters struct {
 	Ready              int32  `json:"ready"`
 	Available          int32  `json:"available"`
 	Terminating        *int32 `json:"terminating,omitempty"`
+	// DeadlineExceeded is the message of a Progressing=False /
+	// ProgressDeadlineExceeded condition (`ReplicaSet "<name>" has timed
+	// out progressing.`), empty when there is none: which ReplicaSet the
+	// deadline is about, so a history shows the window where the status
+	// carries the new observedGeneration and an older rollout's deadline.
+	DeadlineExceeded string `json:"deadlineExceeded,omitempty"`
 }

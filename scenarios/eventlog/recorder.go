@@ -112,7 +112,7 @@ func (r *Recorder) deployment(typ watch.EventType, d *appsv1.Deployment, at time
 func (r *Recorder) deploymentStatus(key types.NamespacedName, d *appsv1.Deployment, images []string, at time.Time) {
 	c := Counters{Generation: d.Generation, ObservedGeneration: d.Status.ObservedGeneration, Spec: 1,
 		Replicas: d.Status.Replicas, Updated: d.Status.UpdatedReplicas, Ready: d.Status.ReadyReplicas,
-		Available: d.Status.AvailableReplicas, Terminating: d.Status.TerminatingReplicas}
+		Available: d.Status.AvailableReplicas, Terminating: d.Status.TerminatingReplicas, DeadlineExceeded: deadlineExceeded(d)}
 	if d.Spec.Replicas != nil {
 		c.Spec = *d.Spec.Replicas
 	}
@@ -127,6 +127,17 @@ func (r *Recorder) deploymentStatus(key types.NamespacedName, d *appsv1.Deployme
 	}
 	r.add(Event{Event: DeploymentStatus, Namespace: d.Namespace, Name: d.Name, Deployment: d.Name,
 		Images: images, Status: &cp, RV: d.ResourceVersion}, at)
+}
+
+// deadlineExceeded is the message of d's Progressing=False /
+// ProgressDeadlineExceeded condition, or "".
+func deadlineExceeded(d *appsv1.Deployment) string {
+	for _, c := range d.Status.Conditions {
+		if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" {
+			return c.Message
+		}
+	}
+	return ""
 }
 
 func sameCounters(a, b Counters) bool {

@@ -143,3 +143,28 @@ func TestComponentTerminal(t *testing.T) {
 		assert.Contains(t, v[0].Message, "component api of upgrade ns/u left Blocked for Upgrading")
 	}
 }
+
+// TestComponentTerminalAllowsARecovery: a component Failed by its rollout
+// may become Rolled (RolloutRecovered), and then its Blocked dependent may
+// move on; Failed to anything else is still a violation.
+func TestComponentTerminalAllowsARecovery(t *testing.T) {
+	b := &builder{}
+	comp := func(name, phase string) {
+		b.fact(eventlog.ComponentPhase, "u", name)
+		f := &b.h.Facts[len(b.h.Facts)-1]
+		f.Phase, f.Generation = name+"="+phase, 1
+	}
+	comp("worker", "RollingOut")
+	comp("api", "Pending")
+	comp("worker", "Failed")
+	comp("api", "Blocked")
+	comp("api", "Upgrading")
+	comp("worker", "Rolled")
+	assert.Empty(t, Invariants(b.h))
+	comp("worker", "Failed")
+	comp("worker", "RollingOut")
+	v := Invariants(b.h)
+	if assert.Len(t, v, 1) {
+		assert.Contains(t, v[0].Message, "left Failed for RollingOut")
+	}
+}
