@@ -1,6 +1,7 @@
 package history
 
 import (
+	"strings"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -33,6 +34,12 @@ func (b *builder) fact(kind, name, dep string, images ...string) *builder {
 	e := eventlog.Event{Event: kind, Namespace: "ns", Name: name, Deployment: dep, Images: images, RV: strconv.FormatUint(b.rv, 10)}
 	if len(images) > 0 {
 		e.Image = images[0]
+	}
+	// event log v2: the template hash of images is "h-<images>"
+	if h := "h-" + strings.Join(images, ","); kind == eventlog.DeploymentWrite {
+		e.HashAfter = h
+	} else if strings.HasPrefix(kind, "Pod") {
+		e.Hash = h
 	}
 	if kind == eventlog.DeploymentStatus {
 		e.Status = &eventlog.Counters{Spec: 1}
@@ -110,7 +117,7 @@ func TestAPIWriteWhileOldWorkerPodTerminates(t *testing.T) {
 	b.write(0, "a", "a:2")
 	r := Check(b.h)
 	assert.Equal(t, porcupine.Illegal, r.Linearizable)
-	assert.Contains(t, r.Illegal, "old pod w-old (w:1) of w still exists (terminating)")
+	assert.Contains(t, r.Illegal, "old pod w-old (hash h-w:1, w:1) of w still exists (terminating)")
 	require.Error(t, r.Err())
 	assert.Contains(t, r.Err().Error(), "invariant ordering")
 }

@@ -52,6 +52,7 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 	sim := simapi.New(simulator.Options{Seed: cfg.Seed})
 	e := &Env{Sim: sim, cfg: cfg, start: sim.Now(), graphs: map[string]bool{}}
 	e.rec = eventlog.NewRecorder(e.start, cfg.EventLog)
+	e.rec.SetTemplateHash(simulator.PodTemplateHash)
 	e.tr = transcript.New(cfg.Transcript, e.start)
 	sim.Subscribe(func(ev simulator.WatchEvent) {
 		e.rec.Observe(ev.Type, ev.Object, ev.Time)

@@ -76,8 +76,6 @@ func (t *Transcript) graphVerdict(u *upgradesv1beta1.ApplicationUpgrade, res Sum
 	for _, e := range res.Edges[k] {
 		edge := e.Dependency + " → " + e.Dependent
 		switch {
-		case e.Unchecked != "":
-			fmt.Fprintf(t.out, "  %s: not checked: %s\n", edge, e.Unchecked)
 		case e.FirstAPIWrite < 0:
 			fmt.Fprintf(t.out, "  %s: %s image never written\n", edge, e.API)
 		case e.LastOldWorkerDeleted < 0:

@@ -155,7 +155,12 @@ func (t *Transcript) Finish(res Summary) {
 		}
 		rep := res.Reports[key(&u)]
 		fmt.Fprintf(t.out, "%s: %s after %s%s\n", key(&u), u.Status.Phase, res.Elapsed, reconciles(res.Reconciles))
-		if rep.FirstAPIWrite >= 0 {
+		switch {
+		case rep.FirstAPIWrite < 0:
+		case rep.LastOldWorkerDeleted < 0:
+			// no old worker pod (none ran, or the worker was not rewritten): no handoff to show
+			fmt.Fprintf(t.out, "  API image written at %.1fs, no old worker pod deleted before it\n", rep.FirstAPIWrite)
+		default:
 			fmt.Fprintf(t.out, "  last old worker pod deleted at %.1fs, API image written at %.1fs: handoff %.3fs\n",
 				rep.LastOldWorkerDeleted, rep.FirstAPIWrite, rep.Handoff)
 		}
