@@ -1,10 +1,10 @@
 package history
 
 import (
-	"strings"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
