@@ -3,6 +3,7 @@ package simrun
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -43,6 +44,23 @@ type Env struct {
 	sink    *eventSink
 	start   time.Time
 	graphs  map[string]bool // namespace/name of the upgrades created at v1beta1
+	// reconcilesBy counts the operator's reconciles per upgrade (namespace/name)
+	reconcilesBy map[string]int
+}
+
+// countReconciles wraps wrap (may be nil) so each reconcile of the
+// operator is counted for its upgrade.
+func (e *Env) countReconciles(wrap func(reconcile.Reconciler) reconcile.Reconciler) func(reconcile.Reconciler) reconcile.Reconciler {
+	return func(r reconcile.Reconciler) reconcile.Reconciler {
+		inner := r
+		if wrap != nil {
+			inner = wrap(r)
+		}
+		return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			e.reconcilesBy[req.String()]++
+			return inner.Reconcile(ctx, req)
+		})
+	}
 }
 
 // NewEnv creates the simulation of cfg: the event log and transcript
@@ -78,7 +96,8 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 			}
 		}
 	}
-	e.Operator = e.AddOperator(OperatorName, customize, cfg.Wrap)
+	e.reconcilesBy = map[string]int{}
+	e.Operator = e.AddOperator(OperatorName, customize, e.countReconciles(cfg.Wrap))
 	if setupErr != nil {
 		return nil, setupErr
 	}
@@ -163,7 +182,8 @@ func (e *Env) RunUntilRolledOut(ctx context.Context, timeout time.Duration) erro
 // dependency edge, checks.GraphOrdering); the transcript gets its closing
 // part.
 func (e *Env) Summary(ctx context.Context) (*Result, error) {
-	res := &Result{Elapsed: e.Sim.Elapsed(), Events: e.rec.Events(), KubeEvents: e.sink.events, Reconciles: e.Operator.Reconciles()}
+	res := &Result{Elapsed: e.Sim.Elapsed(), Events: e.rec.Events(), KubeEvents: e.sink.events, Reconciles: e.Operator.Reconciles(),
+		ReconcilesBy: maps.Clone(e.reconcilesBy)}
 	if err := judge(ctx, e.Sim.Client(), e.graphs, res); err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func phases(u *upgradesv1beta1.ApplicationUpgrade) string {
 // the dependent's first write of its new image), then the violations.
 func (t *Transcript) graphVerdict(u *upgradesv1beta1.ApplicationUpgrade, res Summary) {
 	k := key(u)
-	fmt.Fprintf(t.out, "%s: %s after %s%s\n", k, u.Status.Phase, res.Elapsed, reconciles(res.Reconciles))
+	fmt.Fprintln(t.out, res.upgradeLine(k, string(u.Status.Phase)))
 	for _, e := range res.Edges[k] {
 		edge := e.Dependency + " → " + e.Dependent
 		switch {

@@ -80,6 +80,44 @@ type Summary struct {
 	Edges map[string][]checks.EdgeReport
 	// Reconciles counts the operator's reconcile calls; -1 when unknown.
 	Reconciles int
+	// ReconcilesBy counts them per upgrade (namespace/name); nil when
+	// unknown (Reconciles is printed then).
+	ReconcilesBy map[string]int
+}
+
+// upgradeLine is an upgrade's verdict line: its phase, its own duration
+// (from its first recorded phase to its first Completed or Failed, else to
+// the end of the run) and its own reconcile count where known.
+func (res Summary) upgradeLine(k, phase string) string {
+	n := res.Reconciles
+	if res.ReconcilesBy != nil {
+		n = res.ReconcilesBy[k]
+	}
+	return fmt.Sprintf("%s: %s after %s%s", k, phase, res.duration(k), reconciles(n))
+}
+
+// duration is upgrade k's span in the event log (see upgradeLine); the
+// run's Elapsed when the log has no phase of it.
+func (res Summary) duration(k string) time.Duration {
+	first, end := -1.0, -1.0
+	for _, e := range res.Events {
+		if e.Event != eventlog.Phase || e.Namespace+"/"+e.Name != k {
+			continue
+		}
+		if first < 0 {
+			first = e.T
+		}
+		if end < 0 && (e.Phase == string(upgradesv1alpha1.PhaseCompleted) || e.Phase == string(upgradesv1alpha1.PhaseFailed)) {
+			end = e.T
+		}
+	}
+	if first < 0 {
+		return res.Elapsed
+	}
+	if end < 0 {
+		end = res.Elapsed.Seconds()
+	}
+	return time.Duration((end - first) * float64(time.Second)).Round(time.Millisecond)
 }
 
 // Observe prints the table when obj is an ApplicationUpgrade (at either
@@ -154,7 +192,7 @@ func (t *Transcript) Finish(res Summary) {
 			continue
 		}
 		rep := res.Reports[key(&u)]
-		fmt.Fprintf(t.out, "%s: %s after %s%s\n", key(&u), u.Status.Phase, res.Elapsed, reconciles(res.Reconciles))
+		fmt.Fprintln(t.out, res.upgradeLine(key(&u), string(u.Status.Phase)))
 		switch {
 		case rep.FirstAPIWrite < 0:
 		case rep.LastOldWorkerDeleted < 0:
