@@ -66,6 +66,7 @@ func (r *Result) Err() error {
 func Check(h History) *Result {
 	steps, ops := Operations(h)
 	res, info := porcupine.CheckOperationsVerbose(Model, ops, CheckTimeout)
+	info.AddAnnotations(Annotations(h))
 	r := &Result{Linearizable: res, ops: ops, info: info, Violations: Invariants(h)}
 	if h.Incomplete != "" {
 		r.Violations = append([]Violation{{CheckComplete, h.Incomplete}}, r.Violations...)

@@ -217,3 +217,26 @@ func TestIncompleteHistoryFails(t *testing.T) {
 	assert.False(t, r.OK())
 	assert.Contains(t, r.Failed(), CheckComplete)
 }
+
+// TestVisualizationAnnotatesPodsAndWrites: a failing history's porcupine
+// HTML carries each pod's lifecycle (old ones marked) and every template
+// write as annotations.
+func TestVisualizationAnnotatesPodsAndWrites(t *testing.T) {
+	b := upgrade(4)
+	b.write(0, "a", "a:2")
+	r := Check(b.h)
+	require.False(t, r.OK())
+	ann := Annotations(b.h)
+	var descs []string
+	for _, a := range ann {
+		descs = append(descs, a.Tag+": "+a.Description)
+	}
+	assert.Contains(t, descs, "pods of w: w-old (OLD, hash h-w:1)")
+	assert.Contains(t, descs, "pods of w: w-new (new, hash h-w:2)")
+	assert.Contains(t, descs, "template writes: a a:2")
+	dir := t.TempDir()
+	require.NoError(t, r.WriteArtifacts(dir, b.h, "seed 1"))
+	html, err := os.ReadFile(filepath.Join(dir, VisualizationFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "w-old (OLD, hash h-w:1)")
+}
