@@ -242,3 +242,15 @@ func TestAlphaShapedGraphKeepsItsV1alpha1Phase(t *testing.T) {
 	fromHub.Observe(watch.Added, u, t0)
 	assert.Equal(t, fromHub.Events(), fromAlpha.Events())
 }
+
+func TestPodImagesShowsTheWrittenContainerBehindASidecar(t *testing.T) {
+	r := NewRecorder(t0, nil)
+	r.Observe(watch.Added, sidecarFirst(1, "w:1"), t0)
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w-x-1", Labels: map[string]string{appsv1.DefaultDeploymentUniqueLabelKey: "x"},
+		OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "w-x", Controller: ptr.To(true)}}}}
+	p.Spec.Containers = sidecarFirst(1, "w:1").Spec.Template.Spec.Containers
+	r.Observe(watch.Added, p, t0)
+	assert.Equal(t, "envoy:1.30.0", PodImages(r.Events())(r.Events()[1]), "before any rewrite: the first container")
+	r.Observe(watch.Modified, sidecarFirst(2, "w:2"), t0)
+	assert.Equal(t, "w:1", PodImages(r.Events())(r.Events()[1]), "the container the rewrite changed")
+}

@@ -218,3 +218,31 @@ func (s *State) upgrade(k string) *UpgradeState {
 	}
 	return u
 }
+
+// PodImages returns, for a pod event of events, the image to show for the
+// pod: the image of the container its Deployment's rewrites changed (the
+// one an upgrade writes, e.g. "worker" behind a sidecar "proxy"), else its
+// first container's (Event.Image). For display only; which pods are old
+// is State.Old's to say.
+func PodImages(events []Event) func(Event) string {
+	written := map[string]string{} // Deployment Key → container its rewrites changed
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.Event != DeploymentWrite {
+			continue
+		}
+		k := Key(e.Namespace, e.Name)
+		if seen[k] && e.Container != "" {
+			written[k] = e.Container
+		}
+		seen[k] = true
+	}
+	return func(e Event) string {
+		if name, ok := written[Key(e.Namespace, e.Deployment)]; ok {
+			if img, ok := imageIn(e.Containers, name); ok {
+				return img
+			}
+		}
+		return e.Image
+	}
+}

@@ -215,13 +215,14 @@ func (t *Transcript) Finish(res Summary) {
 func (t *Transcript) pods(events []eventlog.Event, ranks map[string]int) {
 	byName := map[string]*podLife{}
 	var order []string
+	podImage := eventlog.PodImages(events)
 	for _, e := range events {
 		if !strings.HasPrefix(e.Event, "Pod") {
 			continue
 		}
 		p, ok := byName[e.Namespace+"/"+e.Name]
 		if !ok {
-			p = &podLife{name: e.Name, deployment: e.Deployment, image: e.Image, created: -1, ready: -1, deleting: -1, deleted: -1}
+			p = &podLife{name: e.Name, deployment: e.Deployment, image: podImage(e), created: -1, ready: -1, deleting: -1, deleted: -1}
 			byName[e.Namespace+"/"+e.Name] = p
 			order = append(order, e.Namespace+"/"+e.Name)
 		}
