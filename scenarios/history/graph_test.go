@@ -74,7 +74,7 @@ func TestDiamondCallerWrittenWhenOnlyOneDependencyRolled(t *testing.T) {
 	b.graphWrite("api", "api:2")
 	r := Check(b.h)
 	assert.Equal(t, porcupine.Illegal, r.Linearizable)
-	assert.Contains(t, r.Illegal, `component "api" image api:2 written while the dependency "indexer" is not fully rolled out: old pod indexer-old (indexer:1) of indexer still exists (terminating)`)
+	assert.Contains(t, r.Illegal, `component "api" image api:2 written while the dependency "indexer" is not fully rolled out: old pod indexer-old (hash h-indexer:1, indexer:1) of indexer still exists (terminating)`)
 	assert.Contains(t, r.Failed(), CheckOrdering)
 }
 

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -73,13 +74,22 @@ func pairs(h History) []checks.Pair {
 		if op.Upgrade == nil || op.Namespace == "" {
 			continue
 		}
+		// the upgrade's namespace: the reconciled request's (a Deployment
+		// call's own namespace may be another component's)
+		upgradeNS := op.Namespace
+		if ns, _, ok := strings.Cut(op.Request, "/"); ok && op.Request != "" {
+			upgradeNS = ns
+		}
 		for _, c := range op.Upgrade.Graph() {
 			for _, d := range c.DependsOn {
 				dep, ok := op.Upgrade.Component(d)
 				if !ok {
 					continue
 				}
-				p := checks.Pair{Namespace: op.Namespace, Worker: dep.Deployment, API: c.Deployment}
+				p := checks.Pair{Namespace: cmp.Or(c.Namespace, upgradeNS), Worker: dep.Deployment, API: c.Deployment}
+				if ns := cmp.Or(dep.Namespace, upgradeNS); ns != p.Namespace {
+					p.WorkerNamespace = ns
+				}
 				if !seen[p] {
 					seen[p] = true
 					out = append(out, p)
