@@ -146,3 +146,9 @@ func TestValidatorWithoutRequestRefuses(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no admission request")
 }
+
+type (
+	contextT = context.Context
+	userT    = authenticationv1.UserInfo
+	attrsT   = authorizationv1.ResourceAttributes
+)
