@@ -54,8 +54,8 @@ func validator(t *testing.T, authz *rbac, allowCross bool, objs ...v1beta1.Appli
 // namespace and name, and the review carries the user's uid, groups and extra.
 func TestValidatorSubjectAccessReview(t *testing.T) {
 	authz := &rbac{grants: map[string]bool{
-		"tenant get deployments tenant-a/*":   true,
-		"tenant patch deployments tenant-a/*": true,
+		"tenant get deployments tenant-a/*":      true,
+		"tenant patch deployments tenant-a/*":    true,
 		"tenant get deployments victim/payments": true,
 	}}
 	v := validator(t, authz, true)
