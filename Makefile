@@ -251,6 +251,10 @@ $(KUBECTL): hack/tools/kubectl/go.mod hack/tools/kubectl/go.sum hack/tools/kubec
 test-rbac: controlplane $(HELM) ## Chart RBAC: namespaced-only with watchNamespaces, minimal, and sufficient (the manager as its ServiceAccount completes the demo).
 	$(GO) test -tags e2e -v -count=1 -run 'TestHelm|TestRBAC' ./scenarios/install/
 
+.PHONY: test-tenant
+test-tenant: controlplane $(HELM) ## Tenant safety (issue 14): the manager as the chart's ServiceAccount; a restricted tenant's cross-namespace, v1alpha1-smuggle, serviceAccountName and ValidatingAdmissionPolicy cases.
+	$(GO) test -tags e2e -v -count=1 -run 'TestTenant' ./scenarios/install/
+
 .PHONY: test-dryrun
 test-dryrun: controlplane $(HELM) $(KUSTOMIZE) ## Server-side dry run of the kustomize and Helm renderings.
 	$(GO) test -tags e2e -v -count=1 -run 'TestServerSideDryRun' ./scenarios/install/

@@ -64,6 +64,8 @@ func newCommand() *cobra.Command {
 	f.BoolVar(&opts.LeaderElect, "leader-elect", false, "enable leader election so only one replica reconciles")
 	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease; empty uses the pod's namespace")
 	f.StringVar(&opts.LeaderElectionID, "leader-election-id", manager.DefaultLeaderElectionID, "name of the leader election Lease")
+	f.BoolVar(&opts.AllowCrossNamespaceRefs, "allow-cross-namespace-refs", false, "let an ApplicationUpgrade name Deployments in other namespaces than its own (its author must still be allowed to get and patch them); off, such upgrades are refused at admission and failed by the controller")
+	f.StringVar(&opts.DefaultServiceAccount, "default-service-account", "", "ServiceAccount (of each upgrade's namespace) to impersonate for the Deployment reads and writes of upgrades without spec.serviceAccountName; empty uses the operator's own identity (multi-tenant lockdown: docs/multi-tenancy.md)")
 	addPlatformFlags(cmd, &opts, &secret)
 	f.BoolVar(&opts.Webhook.AppUpgrade, "appupgrade-webhooks", true, "serve the ApplicationUpgrade conversion (/convert) and validating webhooks on the webhook server (needs its certificate); false only where another server converts, as in the test harnesses")
 	f.BoolVar(&opts.Webhook.SelfSigned, "webhook-self-signed", false, "outside the cluster (make run): serve the webhooks on --webhook-host (default 127.0.0.1) with the self-signed certificate shared with make install (created when missing) and point the ApplicationUpgrade CRD's conversion at them unless it already is (needs update on that CRD)")

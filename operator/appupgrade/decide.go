@@ -36,6 +36,10 @@ const (
 	ReasonDeploymentPaused = "DeploymentPaused"
 )
 
+// ClaimedByOtherNamespace is Graph.ClaimedBy for a holder in another
+// namespace than the upgrade.
+const ClaimedByOtherNamespace = "an ApplicationUpgrade of another namespace"
+
 // Component is one component of a graph upgrade as the reconciler found it.
 type Component struct {
 	// Spec is the component from spec.components.
@@ -67,8 +71,10 @@ type Graph struct {
 	Upgrade    *v1beta1.ApplicationUpgrade
 	Components []Component
 	// ClaimedBy names (namespace/name) an older, unfinished ApplicationUpgrade
-	// that references one of the same Deployments; while set, this one holds
-	// without writing.
+	// that references one of the same Deployments, or is
+	// ClaimedByOtherNamespace when that upgrade is in another namespace
+	// (not named, so status discloses nothing of it); while set, this one
+	// holds without writing.
 	ClaimedBy string
 	// ClaimedDeployment is the Deployment (namespace/name) ClaimedBy holds.
 	ClaimedDeployment string
@@ -130,8 +136,12 @@ func Decide(g Graph) Plan {
 		if g.ClaimedDeployment != "" {
 			what = "deployment " + g.ClaimedDeployment
 		}
-		return keep(g, ReasonDeploymentClaimed, "Held: "+what+" is being upgraded by ApplicationUpgrade "+
-			g.ClaimedBy+"; this one starts when that one is Completed or Failed, or is deleted")
+		by := "ApplicationUpgrade " + g.ClaimedBy
+		if g.ClaimedBy == ClaimedByOtherNamespace {
+			by = ClaimedByOtherNamespace
+		}
+		return keep(g, ReasonDeploymentClaimed, "Held: "+what+" is being upgraded by "+
+			by+"; this one starts when that one is Completed or Failed, or is deleted")
 	}
 	if st.Phase == v1beta1.PhasePending {
 		for _, c := range g.Components {
@@ -441,4 +451,17 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// FailComponent marks component name Failed with reason and msg — an image
+// write the API server refused for good, found after Decide — and derives
+// the upgrade's phase and message again. Its dependents become Blocked on
+// the next pass.
+func (p *Plan) FailComponent(name, reason, msg string) {
+	for i := range p.Components {
+		if c := &p.Components[i]; c.Name == name {
+			c.Phase, c.Reason, c.Message = v1beta1.ComponentFailed, reason, msg
+		}
+	}
+	summarize(p, reason)
 }

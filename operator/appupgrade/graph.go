@@ -63,8 +63,8 @@ func Waves(cs []v1beta1.Component) (map[string]int32, error) {
 // Validate returns every problem of u's component graph that the CRD's
 // schema cannot catch on its own or that only the full picture shows:
 // duplicate or empty names, self-dependencies, unknown dependsOn names,
-// cycles (named), and the same Deployment twice (an empty namespace meaning
-// u's own). Messages say what to fix. Nil means the graph is usable.
+// cycles (named), the same Deployment twice (an empty namespace meaning
+// u's own), and an image that is not a valid reference (ValidateImage). Messages say what to fix. Nil means the graph is usable.
 func Validate(u *v1beta1.ApplicationUpgrade) []error {
 	var errs []error
 	cs := u.Spec.Components
@@ -86,6 +86,9 @@ func Validate(u *v1beta1.ApplicationUpgrade) []error {
 			errs = append(errs, fmt.Errorf("spec.components[%s] and spec.components[%s] both reference deployment %s: each Deployment may appear once", other, c.Name, key))
 		}
 		deployments[key] = c.Name
+		if err := ValidateImage(c.Image); err != nil {
+			errs = append(errs, fmt.Errorf("spec.components[%s].image: %w", c.Name, err))
+		}
 	}
 	if len(errs) > 0 {
 		return errs
@@ -94,4 +97,31 @@ func Validate(u *v1beta1.ApplicationUpgrade) []error {
 		errs = append(errs, err)
 	}
 	return errs
+}
+
+// CrossNamespaceFlag is the manager flag that allows a component's
+// Deployment to be in another namespace than its ApplicationUpgrade.
+const CrossNamespaceFlag = "--allow-cross-namespace-refs"
+
+// CrossNamespaceRefs returns one error per component of u whose Deployment
+// is in another namespace than u, naming the flag that would allow it —
+// the refusal when cross-namespace references are off (the default, as
+// Flux's --no-cross-namespace-refs lockdown: fluxcd/pkg runtime/acl). The
+// Deployment is not read to decide this, so the refusal discloses nothing
+// about the other namespace.
+func CrossNamespaceRefs(u *v1beta1.ApplicationUpgrade) []error {
+	var errs []error
+	for _, c := range u.Spec.Components {
+		if ns := c.DeploymentNamespace(u.Namespace); ns != u.Namespace {
+			errs = append(errs, CrossNamespaceError(u, c))
+		}
+	}
+	return errs
+}
+
+// CrossNamespaceError is the refusal of component c of u referencing a
+// Deployment outside u's namespace while cross-namespace references are off.
+func CrossNamespaceError(u *v1beta1.ApplicationUpgrade, c v1beta1.Component) error {
+	return fmt.Errorf("spec.components[%s].deploymentRef.namespace is %q, not the upgrade's namespace %q: cross-namespace references are disabled (the operator runs without %s); remove the namespace or create the ApplicationUpgrade in %q",
+		c.Name, c.DeploymentRef.Namespace, u.Namespace, CrossNamespaceFlag, c.DeploymentRef.Namespace)
 }

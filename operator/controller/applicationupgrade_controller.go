@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -53,6 +54,17 @@ type ApplicationUpgradeReconciler struct {
 	AssessFunc AssessFunc
 	// DecideFunc defaults to appupgrade.Decide.
 	DecideFunc DecideFunc
+	// AllowCrossNamespaceRefs lets a component's Deployment be in another
+	// namespace than its upgrade (--allow-cross-namespace-refs); off, such
+	// a component fails before its Deployment is read.
+	AllowCrossNamespaceRefs bool
+	// DefaultServiceAccount is impersonated (in the upgrade's namespace)
+	// for upgrades without spec.serviceAccountName
+	// (--default-service-account); empty: the operator's own identity.
+	DefaultServiceAccount string
+	// Impersonate builds the clients for ServiceAccounts; nil refuses
+	// upgrades that need one (see deploymentClient).
+	Impersonate ImpersonateFunc
 }
 
 // +kubebuilder:rbac:groups=upgrades.lunadas.dev,resources=applicationupgrades,verbs=get;list;watch
@@ -61,6 +73,7 @@ type ApplicationUpgradeReconciler struct {
 // +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=impersonate
 
 // Reconcile performs one pass of the upgrade named by req. Configuration
 // errors become a Failed component (or upgrade); API errors are returned so
@@ -84,51 +97,84 @@ func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.R
 	}
 	plan := decide(g)
 	r.markReady(&u, g, plan)
-	written, werr := r.performWrites(ctx, &u, g, &plan)
-	if werr != nil && len(written) == 0 {
+	res := r.performWrites(ctx, &u, g, &plan)
+	if res.err != nil && len(res.written) == 0 && len(res.refused) == 0 {
 		// Nothing changed: no status patch, whose watch event would retry at
 		// once and defeat the workqueue's back-off.
-		return ctrl.Result{}, werr
+		return ctrl.Result{}, res.err
 	}
-	if err := r.patchStatus(ctx, &u, g, plan, written); err != nil {
-		if werr == nil && apierrors.IsConflict(err) {
+	if err := r.patchStatus(ctx, &u, g, plan, res.written, res.refused); err != nil {
+		if res.err == nil && apierrors.IsConflict(err) {
 			// The upgrade changed since it was read (routine: its own
 			// previous status patch had not reached the cache yet). Retry
 			// with back-off, quietly: "Reconciler error" is for real faults.
 			log.FromContext(ctx).V(1).Info("applicationupgrade changed since it was read; retrying", "error", err.Error())
 			return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // rate-limited requeue, honoured by controller-runtime
 		}
-		return ctrl.Result{}, errors.Join(werr, err)
+		return ctrl.Result{}, errors.Join(res.err, err)
 	}
-	return ctrl.Result{}, werr
+	if res.gaveUp {
+		return ctrl.Result{}, nil // Failed: nothing to retry
+	}
+	return ctrl.Result{}, res.err
+}
+
+// writeResult is what performWrites did: the Deployment generation each
+// successful write produced and the refusedWrites count of each component
+// whose write the API server refused for good, by component; gaveUp when
+// a component reached MaxRefusedWrites; err is the first write error.
+type writeResult struct {
+	written map[string]int64
+	refused map[string]int32
+	gaveUp  bool
+	err     error
 }
 
 // performWrites performs plan's writes in order and stops at the first
 // failure: the components whose write did not happen go back to Upgrading
-// in plan (so status does not claim a rollout that was never started).
-// It returns the Deployment generation each successful write produced, by
-// component, and the first error.
-func (r *ApplicationUpgradeReconciler) performWrites(ctx context.Context, u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan *appupgrade.Plan) (map[string]int64, error) {
-	written := map[string]int64{}
-	var failed error
+// in plan (so status does not claim a rollout that was never started). A
+// write refused with a non-retryable error (TerminalWriteError) counts
+// against the component; the MaxRefusedWrites-th makes it Failed with the
+// API server's message and a Warning event.
+func (r *ApplicationUpgradeReconciler) performWrites(ctx context.Context, u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan *appupgrade.Plan) writeResult {
+	res := writeResult{written: map[string]int64{}, refused: map[string]int32{}}
 	for _, w := range plan.Writes {
-		if failed == nil {
+		if res.err == nil {
 			gen, err := r.writeImage(ctx, g, w)
 			if err == nil {
-				written[w.Component] = gen
+				res.written[w.Component] = gen
 				continue
 			}
-			failed = err
+			res.err = err
+			if TerminalWriteError(err) {
+				n := u.Status.Component(w.Component).RefusedWrites + 1
+				res.refused[w.Component] = n
+				msg := appupgrade.SafeText(APIMessage(err), 2048)
+				if n >= MaxRefusedWrites {
+					note := fmt.Sprintf("Image write of component %s to deployment %s refused %d times: %s", w.Component, w.Deployment, n, msg)
+					plan.FailComponent(w.Component, ReasonWriteRefused, note)
+					r.event(u, corev1.EventTypeWarning, ReasonWriteRefused, note)
+					res.gaveUp = true
+					continue
+				}
+				setComponent(plan, w.Component, v1beta1.ComponentUpgrading,
+					fmt.Sprintf("Image write refused (attempt %d of %d), retrying: %s", n, MaxRefusedWrites, msg))
+				continue
+			}
 		}
 		// Not written: the component stays as recorded (Upgrading), so the
 		// status changes only by the writes that succeeded.
-		for i := range plan.Components {
-			if c := &plan.Components[i]; c.Name == w.Component {
-				c.Phase, c.Message = v1beta1.ComponentUpgrading, u.Status.Component(w.Component).Message
-			}
+		setComponent(plan, w.Component, v1beta1.ComponentUpgrading, u.Status.Component(w.Component).Message)
+	}
+	return res
+}
+
+func setComponent(plan *appupgrade.Plan, name string, phase v1beta1.ComponentPhase, msg string) {
+	for i := range plan.Components {
+		if c := &plan.Components[i]; c.Name == name {
+			c.Phase, c.Message = phase, msg
 		}
 	}
-	return written, failed
 }
 
 // writeImage patches one container image with an optimistic lock on the
@@ -151,22 +197,42 @@ func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, g appupgr
 			patched.Spec.Template.Spec.Containers[i].Image = w.Image
 		}
 	}
-	if err := r.Client.Patch(ctx, patched, client.MergeFromWithOptions(d, client.MergeFromWithOptimisticLock{})); err != nil {
+	dc, err := r.deploymentClient(g.Upgrade)
+	if err != nil {
+		return 0, err
+	}
+	if err := dc.Patch(ctx, patched, client.MergeFromWithOptions(d, client.MergeFromWithOptimisticLock{})); err != nil {
 		if apierrors.IsConflict(err) {
 			log.FromContext(ctx).V(1).Info("deployment changed since it was read; retrying", "deployment", w.Deployment)
 		}
-		return 0, fmt.Errorf("set image of container %q in deployment %s to %s (component %s): %w", w.Container, w.Deployment, w.Image, w.Component, err)
+		return 0, fmt.Errorf("set image of container %q in deployment %s to %s (component %s): %w", w.Container, w.Deployment, appupgrade.SafeText(w.Image, 300), w.Component, err)
 	}
-	log.FromContext(ctx).Info("image written", "component", w.Component, "deployment", w.Deployment, "image", w.Image)
+	log.FromContext(ctx).Info("image written", "component", w.Component, "deployment", w.Deployment.String(), "image", appupgrade.SafeText(w.Image, 300))
 	r.observeWrite(g.Upgrade, w.Component)
-	r.event(g.Upgrade, corev1.EventTypeNormal, writeReason(g, w.Component),
+	r.eventRelated(g.Upgrade, patched, corev1.EventTypeNormal, writeReason(g, w.Component),
 		fmt.Sprintf("Set %s image to %s on deployment %s", w.Component, w.Image, w.Deployment))
 	return patched.Generation, nil
 }
 
+// MaxEventNote is the events.k8s.io/v1 note limit (1 kB: k8s.io/kubernetes
+// pkg/apis/events/validation NoteLengthLimit); longer notes make the
+// API server refuse the event.
+const MaxEventNote = 1024
+
 func (r *ApplicationUpgradeReconciler) event(u *v1beta1.ApplicationUpgrade, eventType, reason, note string) {
+	r.eventRelated(u, nil, eventType, reason, note)
+}
+
+// eventRelated records an event regarding u and related to obj (may be
+// nil), its note made safe (appupgrade.SafeText, MaxEventNote). The
+// related object is part of client-go's event series key
+// (k8s.io/client-go/tools/events getKey: action, reason, reporting
+// controller, regarding, related — not the note), so two image writes of
+// one pass, to two Deployments, are two events rather than one series
+// naming only the first Deployment.
+func (r *ApplicationUpgradeReconciler) eventRelated(u *v1beta1.ApplicationUpgrade, obj runtime.Object, eventType, reason, note string) {
 	if r.Recorder != nil {
-		r.Recorder.Eventf(u, nil, eventType, reason, "Reconcile", "%s", note)
+		r.Recorder.Eventf(u, obj, eventType, reason, "Reconcile", "%s", appupgrade.SafeText(note, MaxEventNote))
 	}
 }
 

@@ -206,7 +206,8 @@ func TestReconcileFailedBranchBlocksOnlyItsDependents(t *testing.T) {
 }
 
 // The overlap guard: an older unfinished upgrade of a Deployment in
-// another namespace holds a newer one, which names it and writes nothing.
+// another namespace holds a newer one, which writes nothing and says it is
+// held without naming the other namespace's upgrade.
 func TestReconcileHoldsAnOverlapAcrossNamespaces(t *testing.T) {
 	older := &v1beta1.ApplicationUpgrade{ObjectMeta: metav1.ObjectMeta{Namespace: "platform", Name: "shared-db", UID: "uid-old", Generation: 1,
 		CreationTimestamp: metav1.NewTime(time.Date(2025, 12, 31, 0, 0, 0, 0, time.UTC))},
@@ -217,7 +218,8 @@ func TestReconcileHoldsAnOverlapAcrossNamespaces(t *testing.T) {
 	w.pass("g")
 	u := w.pass("g")
 	assert.Equal(t, v1beta1.PhasePending, u.Status.Phase)
-	assert.Contains(t, u.Status.Message, "deployment "+ns+"/d-db is being upgraded by ApplicationUpgrade platform/shared-db")
+	assert.Contains(t, u.Status.Message, "deployment "+ns+"/d-db is being upgraded by an ApplicationUpgrade of another namespace")
+	assert.NotContains(t, u.Status.Message, "shared-db", "another namespace's upgrade is not named in this one's status")
 	d, _ := w.get("d-db")
 	assert.Equal(t, "db:v1", d.Spec.Template.Spec.Containers[0].Image)
 

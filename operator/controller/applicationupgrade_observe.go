@@ -46,13 +46,28 @@ func (r *ApplicationUpgradeReconciler) observeGraph(ctx context.Context, u *v1be
 func (r *ApplicationUpgradeReconciler) observe(ctx context.Context, u *v1beta1.ApplicationUpgrade, spec v1beta1.Component) (appupgrade.Component, error) {
 	field := fieldPath(u, spec)
 	o := appupgrade.Component{Spec: spec, Key: types.NamespacedName{Namespace: spec.DeploymentNamespace(u.Namespace), Name: spec.DeploymentRef.Name}}
+	if o.Key.Namespace != u.Namespace && !r.AllowCrossNamespaceRefs {
+		// Refused before any read: the status then says nothing about
+		// the other namespace (not even whether the Deployment exists).
+		o.ConfigError = appupgrade.CrossNamespaceError(u, spec)
+		return o, nil
+	}
 	if !r.watched(o.Key.Namespace) {
 		o.ConfigError = fmt.Errorf("deployment %s is in namespace %q, which this operator does not watch (--watch-namespaces=%s): add the namespace to the flag or fix %s.deploymentRef",
 			o.Key, o.Key.Namespace, strings.Join(r.WatchNamespaces, ","), field)
 		return o, nil
 	}
+	dc, err := r.deploymentClient(u)
+	if err != nil {
+		o.ConfigError = err
+		return o, nil
+	}
 	var d appsv1.Deployment
-	if err := r.Client.Get(ctx, o.Key, &d); err != nil {
+	if err := dc.Get(ctx, o.Key, &d); err != nil {
+		if sa := r.serviceAccount(u); sa != "" && (apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)) {
+			o.ConfigError = fmt.Errorf("serviceaccount %s/%s may not get deployment %s: %s: grant it get and patch on that Deployment or fix spec.serviceAccountName", u.Namespace, sa, o.Key, APIMessage(err))
+			return o, nil
+		}
 		if apierrors.IsNotFound(err) {
 			o.ConfigError = fmt.Errorf("deployment %s not found: create it or fix %s.deploymentRef.name", o.Key, field)
 			return o, nil
@@ -155,6 +170,11 @@ func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1
 	}
 	if holder == nil {
 		return "", "", nil
+	}
+	if holder.Namespace != u.Namespace {
+		// Not named: u's author may not be allowed to see other
+		// namespaces' upgrades (appupgrade.Graph.ClaimedBy).
+		return appupgrade.ClaimedByOtherNamespace, claimed, nil
 	}
 	return holder.Namespace + "/" + holder.Name, claimed, nil
 }

@@ -20,12 +20,15 @@ import (
 // observedGeneration, phaseStartTime and the three conditions — with one
 // optimistic-locked patch when anything changed, then emits the events of
 // the phase changes. written holds the generation each image write of this
-// pass produced, by component.
-func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan appupgrade.Plan, written map[string]int64) error {
+// pass produced, refused the refusedWrites count of each component whose
+// write was refused for good, by component. Every message is made safe
+// (appupgrade.SafeText: no control characters, at most MaxStatusMessage
+// bytes).
+func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan appupgrade.Plan, written map[string]int64, refused map[string]int32) error {
 	next := u.DeepCopy()
 	st := &next.Status
-	st.Phase, st.Message, st.ObservedGeneration = plan.Phase, plan.Message, u.Generation
-	st.Components = componentStatuses(u.Status, g, plan, written)
+	st.Phase, st.Message, st.ObservedGeneration = plan.Phase, appupgrade.SafeText(plan.Message, MaxStatusMessage), u.Generation
+	st.Components = componentStatuses(u.Status, g, plan, written, refused)
 	st.RolledOut = v1beta1.RolledOut(st.Components)
 	now := metav1.NewTime(r.now())
 	if st.PhaseStartTime == nil || phasesChanged(u.Status, *st) {
@@ -51,15 +54,20 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 // the generation that write produced; otherwise the previously recorded
 // writtenGeneration is kept). Components not observed in this pass (a
 // terminal upgrade) keep their recorded image.
-func componentStatuses(prev v1beta1.ApplicationUpgradeStatus, g appupgrade.Graph, plan appupgrade.Plan, written map[string]int64) []v1beta1.ComponentStatus {
+func componentStatuses(prev v1beta1.ApplicationUpgradeStatus, g appupgrade.Graph, plan appupgrade.Plan, written map[string]int64, refused map[string]int32) []v1beta1.ComponentStatus {
 	out := make([]v1beta1.ComponentStatus, 0, len(plan.Components))
 	for _, step := range plan.Components {
 		before := prev.Component(step.Name)
-		cs := v1beta1.ComponentStatus{Name: step.Name, Wave: step.Wave, Phase: step.Phase, Message: step.Message,
+		cs := v1beta1.ComponentStatus{Name: step.Name, Wave: step.Wave, Phase: step.Phase, Message: appupgrade.SafeText(step.Message, MaxStatusMessage),
 			Image: before.Image, WrittenGeneration: before.WrittenGeneration}
+		if n, ok := refused[step.Name]; ok {
+			cs.RefusedWrites = n
+		} else if step.Phase == v1beta1.ComponentUpgrading {
+			cs.RefusedWrites = before.RefusedWrites
+		}
 		for _, c := range g.Components {
 			if c.Spec.Name == step.Name && (c.Deployment != nil || c.ConfigError != nil) {
-				cs.Image = c.Image
+				cs.Image = appupgrade.SafeText(c.Image, 0)
 			}
 		}
 		if gen, ok := written[step.Name]; ok {
@@ -75,6 +83,11 @@ func componentStatuses(prev v1beta1.ApplicationUpgradeStatus, g appupgrade.Graph
 	}
 	return out
 }
+
+// MaxStatusMessage bounds every message the operator writes to status
+// (metav1.Condition allows 32,768 bytes; the rest of the status shares
+// the object's size limit).
+const MaxStatusMessage = 4096
 
 // phasesChanged reports whether the upgrade or any component changed phase.
 func phasesChanged(prev, next v1beta1.ApplicationUpgradeStatus) bool {

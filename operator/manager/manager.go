@@ -62,6 +62,14 @@ type Options struct {
 	Platform PlatformOptions
 	// Webhook configures the admission webhook server.
 	Webhook WebhookOptions
+	// AllowCrossNamespaceRefs lets an ApplicationUpgrade name Deployments
+	// in other namespaces (--allow-cross-namespace-refs); off by default,
+	// such upgrades are refused at admission and failed by the controller.
+	AllowCrossNamespaceRefs bool
+	// DefaultServiceAccount is impersonated, in each upgrade's namespace,
+	// for upgrades without spec.serviceAccountName
+	// (--default-service-account); empty uses the operator's identity.
+	DefaultServiceAccount string
 }
 
 // DefaultLeaderElectionID is the Lease name used for leader election.
@@ -142,6 +150,10 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		Recorder:        mgr.GetEventRecorder("upgrade-operator"),
 		WatchNamespaces: opts.WatchNamespaces,
 		AssessFunc:      opts.AssessFunc,
+
+		AllowCrossNamespaceRefs: opts.AllowCrossNamespaceRefs,
+		DefaultServiceAccount:   opts.DefaultServiceAccount,
+		Impersonate:             controller.NewImpersonator(mgr.GetConfig(), mgr.GetScheme(), mgr.GetRESTMapper()),
 	}
 	var outer reconcile.Reconciler = r
 	if opts.Reconciler != nil {
@@ -152,7 +164,9 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 	}
 	controller.SetPhaseMetricsReader(mgr.GetClient())
 	if opts.Webhook.AppUpgrade || opts.Webhook.SelfSigned {
-		if err := (&appwebhook.Validator{Reader: mgr.GetClient()}).SetupWithManager(mgr); err != nil {
+		v := &appwebhook.Validator{Reader: mgr.GetClient(), AllowCrossNamespaceRefs: opts.AllowCrossNamespaceRefs,
+			Authorizer: appwebhook.SubjectAccessReviewer{Client: mgr.GetClient()}}
+		if err := v.SetupWithManager(mgr); err != nil {
 			return nil, err
 		}
 	}

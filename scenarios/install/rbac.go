@@ -3,6 +3,7 @@ package install
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -51,7 +52,7 @@ func Minimality(objs []*unstructured.Unstructured) ([]string, error) {
 			if inGroup(r, "apps") && slices.Contains(r.Resources, "deployments") && anyOf(r.Verbs, "delete", "deletecollection") {
 				out = append(out, where+": delete on Deployments")
 			}
-			if anyOf(r.Verbs, "escalate", "bind", "impersonate") {
+			if anyOf(r.Verbs, "escalate", "bind") || (slices.Contains(r.Verbs, "impersonate") && !serviceAccountsOnly(r)) {
 				out = append(out, where+": escalate, bind or impersonate")
 			}
 		}
@@ -59,14 +60,60 @@ func Minimality(objs []*unstructured.Unstructured) ([]string, error) {
 	return out, nil
 }
 
+// serviceAccountsOnly reports whether r names only core/v1
+// serviceaccounts: impersonating a ServiceAccount (spec.serviceAccountName,
+// the Flux way) is allowed, impersonating users or groups is not.
+func serviceAccountsOnly(r rbacv1.PolicyRule) bool {
+	return slices.Equal(r.APIGroups, []string{""}) && slices.Equal(r.Resources, []string{"serviceaccounts"})
+}
+
 // NamespacedOnly returns one line per ClusterRole or ClusterRoleBinding in
-// objs: with watchNamespaces set, the chart must grant nothing cluster-wide.
+// objs that grants data cluster-wide: with watchNamespaces set, the chart
+// must grant nothing cluster-wide. Exempt: aggregated ClusterRoles
+// (rbac.authorization.k8s.io/aggregate-to-* labels: bound to nobody, they
+// extend admin/edit/view) and a ClusterRole whose only rule is create on
+// subjectaccessreviews (asking the authorizer reads nothing), with its
+// bindings.
 func NamespacedOnly(objs []*unstructured.Unstructured) []string {
+	harmless := map[string]bool{}
+	for _, o := range Select(objs, "ClusterRole") {
+		if aggregated(o) || reviewsOnly(o) {
+			harmless[o.GetName()] = true
+		}
+	}
 	var out []string
 	for _, o := range Select(objs, "ClusterRole", "ClusterRoleBinding") {
+		if o.GetKind() == "ClusterRole" && harmless[o.GetName()] {
+			continue
+		}
+		if name, _, _ := unstructured.NestedString(o.Object, "roleRef", "name"); o.GetKind() == "ClusterRoleBinding" && harmless[name] {
+			continue
+		}
 		out = append(out, Name(o)+": cluster-wide grant")
 	}
 	return out
+}
+
+func aggregated(o *unstructured.Unstructured) bool {
+	for k := range o.GetLabels() {
+		if strings.HasPrefix(k, "rbac.authorization.k8s.io/aggregate-to-") {
+			return true
+		}
+	}
+	return false
+}
+
+func reviewsOnly(o *unstructured.Unstructured) bool {
+	rules, err := rulesOf(o)
+	if err != nil || len(rules) == 0 {
+		return false
+	}
+	for _, r := range rules {
+		if !slices.Equal(r.APIGroups, []string{"authorization.k8s.io"}) || !slices.Equal(r.Resources, []string{"subjectaccessreviews"}) || !slices.Equal(r.Verbs, []string{"create"}) {
+			return false
+		}
+	}
+	return true
 }
 
 // Granted reports whether a Role or ClusterRole in objs that applies in

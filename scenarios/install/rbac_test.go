@@ -16,6 +16,8 @@ var committedRBAC = []string{
 	"deploy/rbac/role_binding.yaml",
 	"deploy/rbac/leader_election_role.yaml",
 	ChartDir + "/files/rbac/role.yaml",
+	"deploy/rbac/applicationupgrade_editor_role.yaml",
+	"deploy/rbac/applicationupgrade_viewer_role.yaml",
 }
 
 func TestCommittedRBACIsMinimal(t *testing.T) {
@@ -42,6 +44,8 @@ func TestMinimalityCatchesPlantedRules(t *testing.T) {
 		{"delete deployments", "Role", rule("apps", "deployments", "get", "delete"), "delete on Deployments"},
 		{"deletecollection deployments", "ClusterRole", rule("apps", "deployments", "deletecollection"), "delete on Deployments"},
 		{"escalate", "ClusterRole", rule("rbac.authorization.k8s.io", "roles", "escalate"), "escalate, bind or impersonate"},
+		{"impersonate users", "ClusterRole", rule("", "users", "impersonate"), "escalate, bind or impersonate"},
+		{"impersonate groups", "Role", rule("", "groups", "impersonate"), "escalate, bind or impersonate"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,12 +70,15 @@ func TestMinimalityAllowsNamespacedSecretRead(t *testing.T) {
 }
 
 func TestNamespacedOnly(t *testing.T) {
-	objs, err := ParseFiles(committedRBAC[:3]...)
+	objs, err := ParseFiles(append(committedRBAC[:3:3], committedRBAC[4:]...)...)
 	require.NoError(t, err)
 	got := NamespacedOnly(objs)
 	require.Len(t, got, 2, "the kustomize RBAC is cluster-wide: a ClusterRole and its binding")
 	assert.True(t, strings.HasPrefix(got[0], "ClusterRole upgrade-operator-manager"), got[0])
 	assert.Empty(t, NamespacedOnly(Select(objs, "Role", "RoleBinding")))
+	sar := role("ClusterRole", rule("authorization.k8s.io", "subjectaccessreviews", "create"))
+	assert.Empty(t, NamespacedOnly([]*unstructured.Unstructured{sar}), "creating SubjectAccessReviews reads no data")
+	assert.Len(t, NamespacedOnly([]*unstructured.Unstructured{role("ClusterRole", rule("authorization.k8s.io", "subjectaccessreviews", "create", "get"))}), 1)
 }
 
 func TestGranted(t *testing.T) {

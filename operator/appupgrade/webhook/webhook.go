@@ -11,8 +11,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -20,20 +21,27 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
-	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 )
 
 // +kubebuilder:webhook:path=/validate-upgrades-lunadas-dev-v1beta1-applicationupgrade,mutating=false,failurePolicy=fail,sideEffects=None,groups=upgrades.lunadas.dev,resources=applicationupgrades,verbs=create;update,versions=v1beta1,name=vapplicationupgrade.upgrades.lunadas.dev,admissionReviewVersions=v1,matchPolicy=Equivalent
 
 // The overlap guard lists every ApplicationUpgrade.
 // +kubebuilder:rbac:groups=upgrades.lunadas.dev,resources=applicationupgrades,verbs=get;list;watch
+// The requester's rights are checked with SubjectAccessReviews.
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
-// Validator admits ApplicationUpgrades (v1beta1, and v1alpha1 converted):
-//   - the component graph: unique names, known dependsOn, no
-//     self-dependency, no cycle (the cycle is named), no Deployment twice
-//     (an empty namespace meaning the upgrade's own) — appupgrade.Validate;
+// Validator admits ApplicationUpgrades (v1beta1, and v1alpha1 converted —
+// including what the conversion-data annotation restores, since the
+// request arrives as the converted v1beta1 object):
+//   - the component graph and every image (appupgrade.Validate);
+//   - no Deployment outside the upgrade's namespace unless
+//     AllowCrossNamespaceRefs (appupgrade.CrossNamespaceRefs);
+//   - the requesting user (name, uid, groups, extra) may get and patch
+//     every Deployment the request adds or whose image or container it
+//     changes (a SubjectAccessReview each, Authorizer);
 //   - the overlap guard: no Deployment (namespace/name) that another
-//     ApplicationUpgrade references while it is active (see Active).
+//     active ApplicationUpgrade references (see Active), naming that
+//     upgrade only when the requester may see it (Policy.Check).
 //
 // On update the graph is checked only when the spec changed and the
 // overlap only for Deployments the update adds, so an upgrade admitted
@@ -45,6 +53,13 @@ type Validator struct {
 	// filtering in memory is O(number of upgrades) per admission, which is
 	// fine for the tens to hundreds a cluster holds.
 	Reader client.Reader
+	// Authorizer answers SubjectAccessReviews for the requesting user. Nil
+	// skips the rights checks (the simulator, unit tests); the manager
+	// always sets it.
+	Authorizer Authorizer
+	// AllowCrossNamespaceRefs admits Deployments outside the upgrade's
+	// namespace (the manager's --allow-cross-namespace-refs).
+	AllowCrossNamespaceRefs bool
 }
 
 var _ admission.Validator[*v1beta1.ApplicationUpgrade] = &Validator{}
@@ -60,16 +75,12 @@ func (v *Validator) SetupWithManager(mgr ctrl.Manager) error {
 	return nil
 }
 
-// ValidateCreate checks the graph and the overlap with every other upgrade.
+// ValidateCreate checks everything (see Validator).
 func (v *Validator) ValidateCreate(ctx context.Context, u *v1beta1.ApplicationUpgrade) (admission.Warnings, error) {
 	if err := checkAlphaWrite(ctx, nil, u); err != nil {
 		return nil, err
 	}
-	others, err := v.others(ctx, u)
-	if err != nil {
-		return nil, err
-	}
-	return nil, Check(nil, u, others)
+	return nil, v.validate(ctx, nil, u)
 }
 
 // ValidateUpdate checks what the update changes (see Validator).
@@ -80,16 +91,44 @@ func (v *Validator) ValidateUpdate(ctx context.Context, old, updated *v1beta1.Ap
 	if updated.DeletionTimestamp != nil || equality.Semantic.DeepEqual(old.Spec, updated.Spec) {
 		return nil, nil
 	}
-	others, err := v.others(ctx, updated)
-	if err != nil {
-		return nil, err
-	}
-	return nil, Check(old, updated, others)
+	return nil, v.validate(ctx, old, updated)
 }
 
 // ValidateDelete admits every delete.
 func (v *Validator) ValidateDelete(context.Context, *v1beta1.ApplicationUpgrade) (admission.Warnings, error) {
 	return nil, nil
+}
+
+// validate runs the checks in an order that discloses nothing: the
+// object's own problems first, then the requester's rights on the
+// Deployments it names, and only then the overlap with other upgrades.
+func (v *Validator) validate(ctx context.Context, old, u *v1beta1.ApplicationUpgrade) error {
+	p := Policy{AllowCrossNamespaceRefs: v.AllowCrossNamespaceRefs}
+	if msgs := p.static(u); len(msgs) > 0 {
+		return errors.New(strings.Join(msgs, "; "))
+	}
+	var user *authenticationv1.UserInfo
+	if v.Authorizer != nil {
+		req, err := admission.RequestFromContext(ctx)
+		if err != nil {
+			return fmt.Errorf("cannot authorize applicationupgrade %s/%s: no admission request in context: %w", u.Namespace, u.Name, err)
+		}
+		user = &req.UserInfo
+		if err := v.authorizeDeployments(ctx, *user, old, u); err != nil {
+			return err
+		}
+	}
+	others, err := v.others(ctx, u)
+	if err != nil {
+		return err
+	}
+	if user != nil {
+		p.CanGet = func(namespace, name string) bool {
+			ok, _, err := v.Authorizer.Allowed(ctx, *user, upgradeAttributes(namespace, name))
+			return err == nil && ok
+		}
+	}
+	return p.Check(old, u, others)
 }
 
 func (v *Validator) others(ctx context.Context, u *v1beta1.ApplicationUpgrade) ([]v1beta1.ApplicationUpgrade, error) {
@@ -112,51 +151,6 @@ func Active(o *v1beta1.ApplicationUpgrade) bool {
 		return false
 	}
 	return !o.Status.Phase.Terminal() || o.Status.ObservedGeneration < o.Generation
-}
-
-// Check is the admission decision, a pure function: nil when u may be
-// stored, else one error joining every problem ("; "), each saying what to
-// fix. old is nil on create; on update only Deployments that old did not
-// reference are checked for overlap. others may include u itself (skipped
-// by namespace/name).
-func Check(old, u *v1beta1.ApplicationUpgrade, others []v1beta1.ApplicationUpgrade) error {
-	var msgs []string
-	for _, err := range appupgrade.Validate(u) {
-		msgs = append(msgs, err.Error())
-	}
-	had := map[string]bool{}
-	if old != nil {
-		for key := range DeploymentKeys(old) {
-			had[key] = true
-		}
-	}
-	claimed := map[string]string{} // namespace/name -> "namespace/upgrade"
-	for i := range others {
-		o := &others[i]
-		if (o.Namespace == u.Namespace && o.Name == u.Name) || !Active(o) {
-			continue
-		}
-		for key := range DeploymentKeys(o) {
-			if _, ok := claimed[key]; !ok {
-				claimed[key] = o.Namespace + "/" + o.Name
-			}
-		}
-	}
-	keys := DeploymentKeys(u)
-	sorted := make([]string, 0, len(keys))
-	for key := range keys {
-		sorted = append(sorted, key)
-	}
-	sort.Strings(sorted)
-	for _, key := range sorted {
-		if other, ok := claimed[key]; ok && !had[key] {
-			msgs = append(msgs, fmt.Sprintf("spec.components[%s]: deployment %s is already being upgraded by applicationupgrade %s: wait until that upgrade is Completed or Failed (or delete it), or remove this component", keys[key], key, other))
-		}
-	}
-	if len(msgs) == 0 {
-		return nil
-	}
-	return errors.New(strings.Join(msgs, "; "))
 }
 
 // DeploymentKeys maps each Deployment u references, as "namespace/name"

@@ -55,6 +55,8 @@ func TestCheck(t *testing.T) {
 		u      *v1beta1.ApplicationUpgrade
 		others []v1beta1.ApplicationUpgrade
 		want   []string // substrings; none means admitted
+		policy Policy
+		absent []string // substrings the refusal must not contain
 	}{
 		{name: "a valid chain, alone", u: upgrade("job-system", "up", chain...)},
 		{name: "duplicate names", u: upgrade("job-system", "up", comp("a", "d1"), comp("a", "d2")),
@@ -67,13 +69,26 @@ func TestCheck(t *testing.T) {
 			want: []string{"a", "b", "c", "cycle"}},
 		{name: "the same Deployment twice, namespace-normalised", u: upgrade("job-system", "up", comp("a", "d1"), comp("b", "job-system/d1")),
 			want: []string{"both reference deployment job-system/d1"}},
-		{name: "same name in another namespace is another Deployment", u: upgrade("job-system", "up", comp("a", "d1"), comp("b", "other/d1"))},
+		{name: "same name in another namespace is another Deployment", u: upgrade("job-system", "up", comp("a", "d1"), comp("b", "other/d1")),
+			policy: Policy{AllowCrossNamespaceRefs: true}},
+		{name: "cross-namespace references are refused by default, naming the flag", u: upgrade("tenant-a", "up", comp("a", "victim/payments")),
+			want: []string{`spec.components[a].deploymentRef.namespace is "victim"`, "--allow-cross-namespace-refs"}},
+		{name: "a refused cross-namespace reference is not checked for overlap", u: upgrade("ops", "up", comp("w", "job-system/job-worker")),
+			others: []v1beta1.ApplicationUpgrade{other(v1beta1.PhaseProgressing)},
+			want:   []string{"cross-namespace references are disabled"}, absent: []string{"already being upgraded", "job-system/other"}},
 		{name: "overlap with an active upgrade", u: upgrade("job-system", "up", chain...), others: []v1beta1.ApplicationUpgrade{other(v1beta1.PhaseProgressing)},
 			want: []string{"spec.components[worker]: deployment job-system/job-worker is already being upgraded by applicationupgrade job-system/other"}},
 		{name: "overlap with a Pending upgrade (no status yet)", u: upgrade("job-system", "up", chain...), others: []v1beta1.ApplicationUpgrade{other("")},
 			want: []string{"applicationupgrade job-system/other"}},
-		{name: "overlap across namespaces", u: upgrade("ops", "up", comp("w", "job-system/job-worker")), others: []v1beta1.ApplicationUpgrade{other(v1beta1.PhaseProgressing)},
-			want: []string{"deployment job-system/job-worker is already being upgraded by applicationupgrade job-system/other"}},
+		{name: "overlap across namespaces, the other upgrade visible to the requester", u: upgrade("ops", "up", comp("w", "job-system/job-worker")), others: []v1beta1.ApplicationUpgrade{other(v1beta1.PhaseProgressing)},
+			policy: Policy{AllowCrossNamespaceRefs: true, CanGet: func(ns, name string) bool { return ns == "job-system" && name == "other" }},
+			want:   []string{"deployment job-system/job-worker is already being upgraded by applicationupgrade job-system/other"}},
+		{name: "overlap across namespaces, the other upgrade not visible: not named", u: upgrade("ops", "up", comp("w", "job-system/job-worker")), others: []v1beta1.ApplicationUpgrade{other(v1beta1.PhaseProgressing)},
+			policy: Policy{AllowCrossNamespaceRefs: true, CanGet: func(string, string) bool { return false }},
+			want:   []string{"deployment job-system/job-worker is already being upgraded by another applicationupgrade"}, absent: []string{"other:", "job-system/other"}},
+		{name: "an upgrade of another namespace claiming a Deployment here is not named", u: upgrade("job-system", "up", comp("w", "job-worker")),
+			others: []v1beta1.ApplicationUpgrade{withPhase(upgrade("ops", "secret-plan", comp("w", "job-system/job-worker")), v1beta1.PhaseProgressing, 1)},
+			want:   []string{"is already being upgraded by another applicationupgrade"}, absent: []string{"secret-plan", "ops/"}},
 		{name: "a Completed upgrade does not claim", u: upgrade("job-system", "up", chain...), others: []v1beta1.ApplicationUpgrade{other(v1beta1.PhaseCompleted)}},
 		{name: "a Failed upgrade does not claim", u: upgrade("job-system", "up", chain...), others: []v1beta1.ApplicationUpgrade{other(v1beta1.PhaseFailed)}},
 		{name: "Completed for an older generation still claims", u: upgrade("job-system", "up", chain...),
@@ -92,7 +107,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Check(nil, tc.u, tc.others)
+			err := tc.policy.Check(nil, tc.u, tc.others)
 			if len(tc.want) == 0 {
 				assert.NoError(t, err)
 				return
@@ -100,6 +115,9 @@ func TestCheck(t *testing.T) {
 			require.Error(t, err)
 			for _, w := range tc.want {
 				assert.Contains(t, err.Error(), w)
+			}
+			for _, a := range tc.absent {
+				assert.NotContains(t, err.Error(), a)
 			}
 		})
 	}

@@ -72,7 +72,16 @@ Each prints a YAML list.
 {{- define "upgrade-operator.appRules" -}}
 {{- $out := list -}}
 {{- range (include "upgrade-operator.generatedRules" . | fromYamlArray) -}}
-{{- if not (or (has "coordination.k8s.io" .apiGroups) (has "upgrade.starlingx.io" .apiGroups)) -}}{{- $out = append $out . -}}{{- end -}}
+{{- if not (or (has "coordination.k8s.io" .apiGroups) (has "upgrade.starlingx.io" .apiGroups) (has "authorization.k8s.io" .apiGroups)) -}}{{- $out = append $out . -}}{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{- /* authRules: authorization.k8s.io (create subjectaccessreviews, cluster-scoped): the admission webhook asks whether the requester may get and patch each referenced Deployment. */}}
+{{- define "upgrade-operator.authRules" -}}
+{{- $out := list -}}
+{{- range (include "upgrade-operator.generatedRules" . | fromYamlArray) -}}
+{{- if has "authorization.k8s.io" .apiGroups -}}{{- $out = append $out . -}}{{- end -}}
 {{- end -}}
 {{- toYaml $out -}}
 {{- end -}}

@@ -79,6 +79,17 @@ type ApplicationUpgradeSpec struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=32
 	Components []Component `json:"components"`
+
+	// ServiceAccountName is a ServiceAccount of the upgrade's namespace that
+	// the operator impersonates for every read and write of this upgrade's
+	// Deployments, so the image is written with that account's rights, not
+	// the operator's (Flux's spec.serviceAccountName). Empty: the
+	// operator's --default-service-account, or, when that is empty too,
+	// the operator's own identity.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 }
 
 // Phase is where an ApplicationUpgrade as a whole has got to.
@@ -155,6 +166,13 @@ type ComponentStatus struct {
 	// generation is a cache that has not seen that write yet.
 	// +optional
 	WrittenGeneration int64 `json:"writtenGeneration,omitempty"`
+
+	// RefusedWrites counts the consecutive image writes the API server
+	// refused with a non-retryable error (403, 422, an admission denial,
+	// an exceeded quota); at 3 the component is Failed with the API's
+	// message. Reset by a successful write or a spec change.
+	// +optional
+	RefusedWrites int32 `json:"refusedWrites,omitempty"`
 
 	// Message explains the component's phase.
 	// +optional

@@ -1,0 +1,118 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	"github.com/lunadas/upgrade-operator/operator/appupgrade"
+)
+
+// Authorizer decides whether a user may perform a request, as the API
+// server's authorizer would.
+type Authorizer interface {
+	// Allowed reports whether user may do attrs, with the authorizer's
+	// reason when it gives one; an error means no decision was made.
+	Allowed(ctx context.Context, user authenticationv1.UserInfo, attrs authorizationv1.ResourceAttributes) (bool, string, error)
+}
+
+// SubjectAccessReviewer is the Authorizer that creates a
+// SubjectAccessReview (authorization.k8s.io/v1) for the user — name, uid,
+// groups and extra, as the admission request carries them — the way
+// kube-apiserver's own webhook authorizer and kubectl auth can-i ask
+// (kubernetes/kubernetes staging/src/k8s.io/apiserver/plugin/pkg/authorizer/webhook).
+// The manager needs create on subjectaccessreviews (cluster-scoped).
+type SubjectAccessReviewer struct {
+	// Client creates the reviews (the manager's client).
+	Client client.Client
+}
+
+// Allowed creates one SubjectAccessReview and returns its status.
+func (s SubjectAccessReviewer) Allowed(ctx context.Context, user authenticationv1.UserInfo, attrs authorizationv1.ResourceAttributes) (bool, string, error) {
+	extra := make(map[string]authorizationv1.ExtraValue, len(user.Extra))
+	for k, v := range user.Extra {
+		extra[k] = authorizationv1.ExtraValue(v)
+	}
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: user.Username, UID: user.UID, Groups: user.Groups, Extra: extra, ResourceAttributes: &attrs,
+	}}
+	if err := s.Client.Create(ctx, sar); err != nil {
+		return false, "", fmt.Errorf("create subjectaccessreview: %w", err)
+	}
+	return sar.Status.Allowed && !sar.Status.Denied, sar.Status.Reason, nil
+}
+
+// DeploymentVerbs are what the author of an upgrade must be allowed to do
+// on each Deployment it references: the operator reads and patches it.
+var DeploymentVerbs = []string{"get", "patch"}
+
+// authorizeDeployments refuses u unless user may get and patch every
+// Deployment that u adds or whose image or container it changes (all of
+// them on create), one SubjectAccessReview per verb and Deployment. The
+// refusal names each denied verb, resource, namespace and name.
+func (v *Validator) authorizeDeployments(ctx context.Context, user authenticationv1.UserInfo, old, u *v1beta1.ApplicationUpgrade) error {
+	var denied []string
+	for _, key := range changedDeployments(old, u) {
+		ns, name, _ := strings.Cut(key, "/")
+		for _, verb := range DeploymentVerbs {
+			ok, reason, err := v.Authorizer.Allowed(ctx, user, authorizationv1.ResourceAttributes{
+				Namespace: ns, Verb: verb, Group: "apps", Version: "v1", Resource: "deployments", Name: name})
+			if err != nil {
+				return fmt.Errorf("cannot check whether %s may %s deployment %s (applicationupgrade %s/%s): %w (retry)", appupgrade.SafeText(user.Username, 253), verb, key, u.Namespace, u.Name, err)
+			}
+			if !ok {
+				msg := fmt.Sprintf("user %q may not %s deployments.apps %q in namespace %q", appupgrade.SafeText(user.Username, 253), verb, name, ns)
+				if reason != "" {
+					msg += " (" + appupgrade.SafeText(reason, 200) + ")"
+				}
+				denied = append(denied, msg)
+			}
+		}
+	}
+	if len(denied) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(denied, "; ") + ": an ApplicationUpgrade may only name Deployments its author may get and patch; ask for those rights or remove the component")
+}
+
+// changedDeployments is namespace/name of every Deployment u references
+// that old does not reference with the same image and container (every
+// one when old is nil), sorted.
+func changedDeployments(old, u *v1beta1.ApplicationUpgrade) []string {
+	before := map[string]bool{}
+	if old != nil {
+		for _, c := range old.Spec.Components {
+			before[componentTarget(old, c)] = true
+		}
+	}
+	seen := map[string]bool{}
+	var keys []string
+	for _, c := range u.Spec.Components {
+		key := c.DeploymentNamespace(u.Namespace) + "/" + c.DeploymentRef.Name
+		if !before[componentTarget(u, c)] && !seen[key] {
+			seen[key] = true
+			keys = append(keys, key)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// componentTarget identifies what component c of u writes: Deployment,
+// container and image.
+func componentTarget(u *v1beta1.ApplicationUpgrade, c v1beta1.Component) string {
+	return c.DeploymentNamespace(u.Namespace) + "/" + c.DeploymentRef.Name + "\x00" + c.ContainerName + "\x00" + c.Image
+}
+
+// upgradeAttributes asks for get on ApplicationUpgrade namespace/name.
+func upgradeAttributes(namespace, name string) authorizationv1.ResourceAttributes {
+	return authorizationv1.ResourceAttributes{Namespace: namespace, Verb: "get", Group: v1beta1.GroupVersion.Group,
+		Version: v1beta1.GroupVersion.Version, Resource: "applicationupgrades", Name: name}
+}

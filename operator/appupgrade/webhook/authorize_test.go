@@ -1,0 +1,154 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+)
+
+// rbac is a fake Authorizer: grants are "user verb resource namespace/name"
+// (name "*" for any); it records every question.
+type rbac struct {
+	grants map[string]bool
+	asked  []string
+	users  []authenticationv1.UserInfo
+}
+
+func (r *rbac) Allowed(_ context.Context, u authenticationv1.UserInfo, a authorizationv1.ResourceAttributes) (bool, string, error) {
+	q := fmt.Sprintf("%s %s %s %s/%s", u.Username, a.Verb, a.Resource, a.Namespace, a.Name)
+	r.asked = append(r.asked, q)
+	r.users = append(r.users, u)
+	any := fmt.Sprintf("%s %s %s %s/*", u.Username, a.Verb, a.Resource, a.Namespace)
+	return r.grants[q] || r.grants[any], "", nil
+}
+
+func asUser(name string) context.Context {
+	return admission.NewContextWithRequest(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UserInfo: authenticationv1.UserInfo{Username: name, UID: "uid-" + name, Groups: []string{"system:serviceaccounts", "tenants"},
+			Extra: map[string]authenticationv1.ExtraValue{"scopes": {"a"}}}}})
+}
+
+func validator(t *testing.T, authz *rbac, allowCross bool, objs ...v1beta1.ApplicationUpgrade) *Validator {
+	s := runtime.NewScheme()
+	require.NoError(t, v1beta1.AddToScheme(s))
+	b := fake.NewClientBuilder().WithScheme(s)
+	for i := range objs {
+		b = b.WithObjects(&objs[i])
+	}
+	return &Validator{Reader: b.Build(), Authorizer: authz, AllowCrossNamespaceRefs: allowCross}
+}
+
+// With cross-namespace references allowed, the author must still hold get
+// and patch on every Deployment; the refusal names verb, resource,
+// namespace and name, and the review carries the user's uid, groups and extra.
+func TestValidatorSubjectAccessReview(t *testing.T) {
+	authz := &rbac{grants: map[string]bool{
+		"tenant get deployments tenant-a/*":      true,
+		"tenant patch deployments tenant-a/*":    true,
+		"tenant get deployments victim/payments": true,
+	}}
+	v := validator(t, authz, true)
+	u := upgrade("tenant-a", "up", comp("own", "app"), comp("pay", "victim/payments"))
+	_, err := v.ValidateCreate(asUser("tenant"), u)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `user "tenant" may not patch deployments.apps "payments" in namespace "victim"`)
+	assert.NotContains(t, err.Error(), "may not get")
+	assert.ElementsMatch(t, []string{
+		"tenant get deployments tenant-a/app", "tenant patch deployments tenant-a/app",
+		"tenant get deployments victim/payments", "tenant patch deployments victim/payments"}, authz.asked)
+	assert.Equal(t, "uid-tenant", authz.users[0].UID)
+	assert.Equal(t, []string{"system:serviceaccounts", "tenants"}, authz.users[0].Groups)
+	assert.Equal(t, authenticationv1.ExtraValue{"a"}, authz.users[0].Extra["scopes"])
+
+	authz.grants["tenant patch deployments victim/payments"] = true
+	_, err = v.ValidateCreate(asUser("tenant"), u)
+	assert.NoError(t, err, "with the rights the upgrade is admitted")
+}
+
+// Same-namespace Deployments are checked too: creating upgrades in a
+// namespace is not the right to patch its Deployments.
+func TestValidatorSameNamespaceNeedsRights(t *testing.T) {
+	v := validator(t, &rbac{grants: map[string]bool{}}, false)
+	_, err := v.ValidateCreate(asUser("viewer"), upgrade("tenant-a", "up", comp("own", "app")))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `user "viewer" may not get deployments.apps "app" in namespace "tenant-a"`)
+	assert.Contains(t, err.Error(), `may not patch deployments.apps "app"`)
+}
+
+// On update only components whose Deployment, container or image changed
+// are reviewed; a metadata-only update asks nothing.
+func TestValidatorUpdateReviewsChangedComponents(t *testing.T) {
+	authz := &rbac{grants: map[string]bool{"t get deployments ns/a": true, "t patch deployments ns/a": true}}
+	v := validator(t, authz, false)
+	old := upgrade("ns", "up", comp("a", "a"), comp("b", "b"))
+	changed := old.DeepCopy()
+	changed.Spec.Components[0].Image = "registry.example.com/a:v3"
+	_, err := v.ValidateUpdate(asUser("t"), old, changed)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"t get deployments ns/a", "t patch deployments ns/a"}, authz.asked)
+
+	authz.asked = nil
+	retarget := old.DeepCopy()
+	retarget.Spec.Components[1].DeploymentRef.Name = "c"
+	_, err = v.ValidateUpdate(asUser("t"), old, retarget)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `deployments.apps "c" in namespace "ns"`)
+
+	authz.asked = nil
+	relabelled := old.DeepCopy()
+	relabelled.Labels = map[string]string{"x": "y"}
+	_, err = v.ValidateUpdate(asUser("t"), old, relabelled)
+	require.NoError(t, err)
+	assert.Empty(t, authz.asked)
+}
+
+// The rights are checked before the overlap guard, so a requester without
+// rights learns nothing about other upgrades; with rights, another
+// namespace's upgrade is named only when the requester may get it.
+func TestValidatorOverlapDisclosure(t *testing.T) {
+	holder := withPhase(upgrade("victim", "secret-plan", comp("p", "payments")), v1beta1.PhaseProgressing, 1)
+	authz := &rbac{grants: map[string]bool{}}
+	v := validator(t, authz, true, holder)
+	u := upgrade("tenant-a", "up", comp("pay", "victim/payments"))
+	_, err := v.ValidateCreate(asUser("tenant"), u)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "secret-plan")
+	assert.NotContains(t, err.Error(), "already being upgraded")
+
+	authz.grants["tenant get deployments victim/payments"] = true
+	authz.grants["tenant patch deployments victim/payments"] = true
+	_, err = v.ValidateCreate(asUser("tenant"), u)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "already being upgraded by another applicationupgrade")
+	assert.NotContains(t, err.Error(), "secret-plan")
+
+	authz.grants["tenant get applicationupgrades victim/secret-plan"] = true
+	_, err = v.ValidateCreate(asUser("tenant"), u)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "applicationupgrade victim/secret-plan")
+}
+
+// Without an admission request the validator cannot know who asks and refuses.
+func TestValidatorWithoutRequestRefuses(t *testing.T) {
+	v := validator(t, &rbac{}, false)
+	_, err := v.ValidateCreate(context.Background(), upgrade("ns", "up", comp("a", "a")))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no admission request")
+}
+
+type (
+	contextT = context.Context
+	userT    = authenticationv1.UserInfo
+	attrsT   = authorizationv1.ResourceAttributes
+)
