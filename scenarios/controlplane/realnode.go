@@ -114,6 +114,11 @@ func (cp *ControlPlane) startRealNode(ctx context.Context, client kubernetes.Int
 }
 
 // kubeletArgs: the flags that have no KubeletConfiguration field.
+// --node-ip 127.0.0.1 keeps the API server's connections to the kubelet on
+// loopback; the kubelet's node-address status setter refuses a loopback
+// node IP (k8s.io/kubernetes pkg/kubelet/kubelet_node_status.go,
+// validateNodeIP) and logs it on every status update, so the Node has no
+// addresses, which nothing here needs.
 func kubeletArgs(d nodeDirs, kubeconfig string) []string {
 	return []string{
 		"--config=" + d.path("kubelet.yaml"),

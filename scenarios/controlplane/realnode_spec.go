@@ -35,9 +35,18 @@ const (
 var ErrRealNodeUnavailable = errors.New("the real node cannot run on this machine")
 
 // RealNodePodSpec makes spec run on the real node: a toleration of its
-// taint, a node selector for its label, and imagePullPolicy Never for
-// every container (the images come from the archive `make node` builds).
+// taint, a node selector for its label, imagePullPolicy Never for every
+// container (the images come from the archive `make node` builds), and
+// hostNetwork. hostNetwork because containerd 1.6's CRI plugin fails a
+// pod sandbox whose CNI result has no address on eth0
+// (containerd pkg/cri/server/sandbox_run.go, setupPodNetwork: "failed to
+// find network info for sandbox"), and the loopback plugin reports only
+// lo (containernetworking/plugins plugins/main/loopback, cmdAdd); the
+// loopback-only network still makes the runtime report NetworkReady, which
+// the kubelet needs for a Ready node. The demo containers listen on
+// nothing; every probe is an exec probe.
 func RealNodePodSpec(spec *corev1.PodSpec) {
+	spec.HostNetwork = true
 	if spec.NodeSelector == nil {
 		spec.NodeSelector = map[string]string{}
 	}

@@ -46,6 +46,7 @@ func TestAdaptPodTemplateDemoWorker(t *testing.T) {
 	assert.Equal(t, ProbeCommand, c.ReadinessProbe.Exec.Command)
 	assert.Equal(t, corev1.PullNever, c.ImagePullPolicy)
 	assert.Equal(t, "true", tmpl.Spec.NodeSelector[controlplane.RealNodeLabel])
+	assert.True(t, tmpl.Spec.HostNetwork)
 	require.Len(t, tmpl.Spec.Tolerations, 1)
 	assert.Equal(t, controlplane.RealNodeTaintKey, tmpl.Spec.Tolerations[0].Key)
 }
