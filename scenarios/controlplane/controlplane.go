@@ -151,7 +151,13 @@ func (cp *ControlPlane) start(ctx context.Context, stages []string) error {
 	if err := cp.waitAPIServer(ctx, client); err != nil {
 		return err
 	}
-	if err := cp.run(controllerManagerBin, controllerManagerArgs(kubeconfigs[controllerManagerUser], k), nil); err != nil {
+	kcmArgs := controllerManagerArgs(kubeconfigs[controllerManagerUser], k)
+	if cp.opts.RealNode {
+		// A kubelet mounts the kube-root-ca.crt ConfigMap into every pod
+		// with a service account token; its publisher is not needed for kwok.
+		kcmArgs = append(kcmArgs, "--controllers="+enabledControllers+",root-ca-cert-publisher")
+	}
+	if err := cp.run(controllerManagerBin, kcmArgs, nil); err != nil {
 		return err
 	}
 	if err := cp.run(schedulerBin, schedulerArgs(cp.WorkDir, kubeconfigs[schedulerUser], p), nil); err != nil {

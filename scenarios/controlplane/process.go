@@ -29,13 +29,9 @@ type process struct {
 	stopping bool
 }
 
-// startProcess starts binDir/name with args, logging to logDir/name.log.
-// extraEnv entries (KEY=VALUE) are added to the inherited environment.
-func startProcess(binDir, logDir, name string, args, extraEnv []string) (*process, error) {
-	return startProcessPath(filepath.Join(binDir, name), logDir, name, args, extraEnv)
-}
-
-// startProcessPath starts the executable at path as the component name.
+// startProcessPath starts the executable at path as component name with
+// args, logging to logDir/name.log. extraEnv entries (KEY=VALUE) are added
+// to the inherited environment.
 func startProcessPath(path, logDir, name string, args, extraEnv []string) (*process, error) {
 	logPath := filepath.Join(logDir, name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)

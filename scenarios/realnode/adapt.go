@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/lunadas/upgrade-operator/scenarios/controlplane"
 )
@@ -31,7 +32,9 @@ var ProbeCommand = []string{"/demoapp", "probe"}
 // here a SIGTERM trap), and an
 // exec readiness probe every second. The template's terminationGracePeriod
 // must exceed DRAIN, or the kubelet would SIGKILL the drain: an error says
-// so. The annotations stay (kwok ignores the real node's pods).
+// so. The service account token is not mounted (the demo containers never
+// call the API server). The annotations stay (kwok ignores the real node's
+// pods).
 func AdaptPodTemplate(tmpl *corev1.PodTemplateSpec) error {
 	ready, err := meanDelay(tmpl, readyDelayAnnotation, readyJitterAnnotation)
 	if err != nil {
@@ -59,6 +62,8 @@ func AdaptPodTemplate(tmpl *corev1.PodTemplateSpec) error {
 			FailureThreshold: 1,
 		}
 	}
+	// The demo containers never call the API server: no token to mount.
+	tmpl.Spec.AutomountServiceAccountToken = ptr.To(false)
 	controlplane.RealNodePodSpec(&tmpl.Spec)
 	return nil
 }

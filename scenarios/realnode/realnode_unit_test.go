@@ -47,6 +47,7 @@ func TestAdaptPodTemplateDemoWorker(t *testing.T) {
 	assert.Equal(t, corev1.PullNever, c.ImagePullPolicy)
 	assert.Equal(t, "true", tmpl.Spec.NodeSelector[controlplane.RealNodeLabel])
 	assert.True(t, tmpl.Spec.HostNetwork)
+	assert.False(t, *tmpl.Spec.AutomountServiceAccountToken)
 	require.Len(t, tmpl.Spec.Tolerations, 1)
 	assert.Equal(t, controlplane.RealNodeTaintKey, tmpl.Spec.Tolerations[0].Key)
 }
