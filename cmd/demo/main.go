@@ -33,8 +33,8 @@ func main() {
 
 func newCommand() *cobra.Command {
 	var (
-		events  string
-		timeout time.Duration
+		events   string
+		timeout  time.Duration
 		keep     bool
 		verbose  bool
 		realNode bool

@@ -68,7 +68,7 @@ func (cp *ControlPlane) startRealNode(ctx context.Context, client kubernetes.Int
 	rn := &realNode{dir: d.root, socket: d.path("containerd.sock"), logf: cp.opts.Logf}
 	cp.realNode = rn
 	if err := writeFiles(map[string]string{
-		d.path("containerd", "config.toml"): containerdConfig(d, rn.socket),
+		d.path("containerd", "config.toml"):   containerdConfig(d, rn.socket),
 		d.path("cni", "10-loopback.conflist"): loopbackConflist,
 	}); err != nil {
 		return err

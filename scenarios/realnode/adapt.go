@@ -16,8 +16,8 @@ import (
 
 // kwok Stage annotations (deploy/kwok/stages) the adaptation reads.
 const (
-	readyDelayAnnotation  = "pod-ready.stage.kwok.x-k8s.io/delay"
-	readyJitterAnnotation = "pod-ready.stage.kwok.x-k8s.io/jitter-delay"
+	readyDelayAnnotation   = "pod-ready.stage.kwok.x-k8s.io/delay"
+	readyJitterAnnotation  = "pod-ready.stage.kwok.x-k8s.io/jitter-delay"
 	deleteDelayAnnotation  = "pod-delete.stage.kwok.x-k8s.io/delay"
 	deleteJitterAnnotation = "pod-delete.stage.kwok.x-k8s.io/jitter-delay"
 )
