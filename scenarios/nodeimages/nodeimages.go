@@ -94,15 +94,17 @@ func Images() []Image {
 	return imgs
 }
 
-// BuildBinaries builds every Binary statically (CGO_ENABLED=0, -trimpath,
-// -ldflags "-s -w", as the Dockerfile does) from the module at root into
-// outDir with the go command goBin.
+// BuildBinaries builds every Binary statically (CGO_ENABLED=0, -ldflags
+// "-s -w", as the Dockerfile does, but without -trimpath: that would give
+// every package a new build-cache key and recompile the whole dependency
+// graph, ~minutes, for images that never leave this machine) from the
+// module at root into outDir with the go command goBin.
 func BuildBinaries(ctx context.Context, goBin, root, outDir string) error {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return fmt.Errorf("nodeimages: create %s: %w", outDir, err)
 	}
 	for _, b := range Binaries {
-		cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(outDir, b.Name), b.Package)
+		cmd := exec.CommandContext(ctx, goBin, "build", "-ldflags=-s -w", "-o", filepath.Join(outDir, b.Name), b.Package)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
 		if out, err := cmd.CombinedOutput(); err != nil {
