@@ -161,7 +161,7 @@ failCgroupV1: false
 failSwapOn: false
 cgroupsPerQOS: false
 enforceNodeAllocatable: []
-podLogsDirectory: %s
+podLogsDir: %s
 registerWithTaints:
   - key: %s
     value: "true"
