@@ -30,6 +30,7 @@ type flags struct {
 	binDir        string
 	stagesDir     string
 	keepLogs      bool
+	realNode      bool
 }
 
 func newCommand() *cobra.Command {
@@ -53,13 +54,14 @@ come from pod annotations: see deploy/kwok/README.md.`,
 	cmd.Flags().StringVar(&f.binDir, "bin-dir", "", "directory with the control-plane binaries (default <repo root>/bin)")
 	cmd.Flags().StringVar(&f.stagesDir, "stages-dir", "", "directory with the kwok Stage files (default <repo root>/deploy/kwok/stages)")
 	cmd.Flags().BoolVar(&f.keepLogs, "keep-logs", false, "keep the work directory with the component logs after stopping")
+	cmd.Flags().BoolVar(&f.realNode, "real-node", false, "also run a real node (containerd + kubelet, Node "+controlplane.RealNodeName+"; needs 'make node')")
 	return cmd
 }
 
 func run(ctx context.Context, f flags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cp, err := controlplane.Start(ctx, controlplane.Options{BinDir: f.binDir, StagesDir: f.stagesDir, KeepLogs: f.keepLogs})
+	cp, err := controlplane.Start(ctx, controlplane.Options{BinDir: f.binDir, StagesDir: f.stagesDir, KeepLogs: f.keepLogs, RealNode: f.realNode})
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/scenarios/controlplane"
 	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
+	"github.com/lunadas/upgrade-operator/scenarios/realnode"
 )
 
 func main() {
@@ -32,10 +33,11 @@ func main() {
 
 func newCommand() *cobra.Command {
 	var (
-		events  string
-		timeout time.Duration
-		keep    bool
-		verbose bool
+		events   string
+		timeout  time.Duration
+		keep     bool
+		verbose  bool
+		realNode bool
 	)
 	cmd := &cobra.Command{
 		Use:           "demo",
@@ -52,14 +54,20 @@ func newCommand() *cobra.Command {
 			ctrl.SetLogger(zap.New(zap.WriteTo(errs)))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			cp, err := controlplane.Start(ctx, controlplane.Options{KeepLogs: keep})
+			cp, err := controlplane.Start(ctx, controlplane.Options{KeepLogs: keep, RealNode: realNode})
 			if err != nil {
 				return err
 			}
-			res, runErr := realcluster.RunDemo(ctx, realcluster.DemoConfig{
+			cfg := realcluster.DemoConfig{
 				RESTConfig: cp.RESTConfig, EventLogPath: events, Timeout: timeout, Out: os.Stdout,
 				WatchNamespaces: []string{"job-system"},
-			})
+			}
+			where := "the local control plane"
+			if realNode {
+				cfg.PodTemplate = realnode.AdaptPodTemplate
+				where += " (real containers on " + controlplane.RealNodeName + ")"
+			}
+			res, runErr := realcluster.RunDemo(ctx, cfg)
 			if runErr != nil {
 				cp.KeepLogs()
 			}
@@ -69,8 +77,15 @@ func newCommand() *cobra.Command {
 			if runErr != nil {
 				return runErr
 			}
-			fmt.Printf("OK: demo upgrade completed in %s on the local control plane; no ordering violation; %d %q log entries\n",
-				res.Elapsed.Round(time.Millisecond), errs.Count(), realcluster.ReconcilerErrorMarker)
+			if realNode {
+				rep, err := realnode.CheckExits(res.Events, "job-system", "job-worker", "job-api")
+				if err != nil {
+					return err
+				}
+				fmt.Printf("real node: last of %d old worker containers exited at %.3fs (containerd's exit time), API image written at %.3fs\n", rep.OldPods, rep.LastOldExit, rep.APIWrite)
+			}
+			fmt.Printf("OK: demo upgrade completed in %s on %s; no ordering violation; %d %q log entries\n",
+				res.Elapsed.Round(time.Millisecond), where, errs.Count(), realcluster.ReconcilerErrorMarker)
 			return nil
 		},
 	}
@@ -79,5 +94,6 @@ func newCommand() *cobra.Command {
 	f.DurationVar(&timeout, "timeout", 5*time.Minute, "how long the upgrade may take")
 	f.BoolVar(&keep, "keep-logs", false, "keep the control plane's work directory and logs")
 	f.BoolVar(&verbose, "verbose", false, "print the manager's logs to stderr")
+	f.BoolVar(&realNode, "real-node", false, "run the demo's pods as real containers on the real node (needs make node)")
 	return cmd
 }

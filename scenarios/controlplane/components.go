@@ -102,11 +102,16 @@ func schedulerArgs(workDir, kubeconfig string, p ports) []string {
 	}
 }
 
-// kwokArgs manages every Node with the Stages in stageFiles.
-func kwokArgs(kubeconfig string, stageFiles []string, p ports) []string {
+// kwokArgs manages every Node with the Stages in stageFiles, or, beside a
+// real node, only the Nodes annotated kwok.x-k8s.io/node=fake.
+func kwokArgs(kubeconfig string, stageFiles []string, p ports, realNode bool) []string {
+	manage := "--manage-all-nodes=true"
+	if realNode {
+		manage = "--manage-nodes-with-annotation-selector=" + kwokNodeSelector
+	}
 	args := []string{
 		"--kubeconfig=" + kubeconfig,
-		"--manage-all-nodes=true",
+		manage,
 		fmt.Sprintf("--server-address=127.0.0.1:%d", p.kwok),
 	}
 	for _, f := range stageFiles {

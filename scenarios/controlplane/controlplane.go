@@ -43,6 +43,7 @@ type ControlPlane struct {
 
 	opts      Options
 	procs     []*process // in start order: etcd first
+	realNode  *realNode  // nil unless Options.RealNode
 	mu        sync.Mutex
 	keepLogs  bool
 	stopped   bool
@@ -69,6 +70,11 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	}
 	if err := checkBinaries(opts.BinDir); err != nil {
 		return nil, err
+	}
+	if opts.RealNode {
+		if err := checkRealNode(opts.BinDir, opts.NodeImages); err != nil {
+			return nil, err
+		}
 	}
 	stages, err := stageFiles(opts.StagesDir)
 	if err != nil {
@@ -145,13 +151,19 @@ func (cp *ControlPlane) start(ctx context.Context, stages []string) error {
 	if err := cp.waitAPIServer(ctx, client); err != nil {
 		return err
 	}
-	if err := cp.run(controllerManagerBin, controllerManagerArgs(kubeconfigs[controllerManagerUser], k), nil); err != nil {
+	kcmArgs := controllerManagerArgs(kubeconfigs[controllerManagerUser], k)
+	if cp.opts.RealNode {
+		// A kubelet mounts the kube-root-ca.crt ConfigMap into every pod
+		// with a service account token; its publisher is not needed for kwok.
+		kcmArgs = append(kcmArgs, "--controllers="+enabledControllers+",root-ca-cert-publisher")
+	}
+	if err := cp.run(controllerManagerBin, kcmArgs, nil); err != nil {
 		return err
 	}
 	if err := cp.run(schedulerBin, schedulerArgs(cp.WorkDir, kubeconfigs[schedulerUser], p), nil); err != nil {
 		return err
 	}
-	if err := cp.run(kwokBin, kwokArgs(kubeconfigs[kwokUser], stages, p), kwokEnv(cp.WorkDir)); err != nil {
+	if err := cp.run(kwokBin, kwokArgs(kubeconfigs[kwokUser], stages, p, cp.opts.RealNode), kwokEnv(cp.WorkDir)); err != nil {
 		return err
 	}
 	if err := cp.readyNode(ctx, client); err != nil {
@@ -159,6 +171,11 @@ func (cp *ControlPlane) start(ctx context.Context, stages []string) error {
 	}
 	if err := cp.waitScheduler(ctx, p.scheduler); err != nil {
 		return err
+	}
+	if cp.opts.RealNode {
+		if err := cp.startRealNode(ctx, client, k, server); err != nil {
+			return err
+		}
 	}
 	return cp.waitDefaultServiceAccount(ctx, client)
 }
@@ -176,15 +193,22 @@ func kubeconfigName(user string) string {
 
 // run starts one component and records it for Stop.
 func (cp *ControlPlane) run(name string, args, env []string) error {
+	_, err := cp.runPath(filepath.Join(cp.BinDir, name), name, args, env...)
+	return err
+}
+
+// runPath starts the executable at path as component name and records it
+// for Stop.
+func (cp *ControlPlane) runPath(path, name string, args []string, env ...string) (*process, error) {
 	args = append(args, cp.opts.ExtraArgs[name]...)
-	proc, err := startProcess(cp.BinDir, cp.LogDir, name, args, env)
+	proc, err := startProcessPath(path, cp.LogDir, name, args, env)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cp.mu.Lock()
 	cp.procs = append(cp.procs, proc)
 	cp.mu.Unlock()
-	return nil
+	return proc, nil
 }
 
 // KeepLogs asks Stop to keep WorkDir (with LogDir) and print its path, e.g.
@@ -241,6 +265,9 @@ func (cp *ControlPlane) Stop() error {
 	cp.mu.Unlock()
 
 	var errs []error
+	if cp.realNode != nil {
+		errs = append(errs, cp.realNode.stop(func(p *process) error { return p.stop(cp.opts.StopTimeout) }))
+	}
 	for i := len(procs) - 1; i >= 0; i-- {
 		if err := procs[i].stop(cp.opts.StopTimeout); err != nil {
 			errs = append(errs, err)

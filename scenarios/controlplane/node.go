@@ -35,18 +35,28 @@ func (cp *ControlPlane) readyNode(ctx context.Context, client kubernetes.Interfa
 	if _, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("controlplane: create node %s: %w", cp.NodeName, err)
 	}
-	err := cp.poll(ctx, "node "+cp.NodeName+" Ready (set by kwok)", func(ctx context.Context) (bool, error) {
-		n, err := client.CoreV1().Nodes().Get(ctx, cp.NodeName, metav1.GetOptions{})
+	if err := cp.waitNodeReady(ctx, client, cp.NodeName, "set by kwok"); err != nil {
+		return err
+	}
+	return removeNotReadyTaint(ctx, client, cp.NodeName)
+}
+
+// waitNodeReady waits until Node name is Ready; by says who sets it.
+func (cp *ControlPlane) waitNodeReady(ctx context.Context, client kubernetes.Interface, name, by string) error {
+	return cp.poll(ctx, "node "+name+" Ready ("+by+")", func(ctx context.Context) (bool, error) {
+		n, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
 		return nodeReady(n), nil
 	})
-	if err != nil {
-		return err
-	}
+}
+
+// removeNotReadyTaint removes the node.kubernetes.io/not-ready taint from
+// Node name.
+func removeNotReadyTaint(ctx context.Context, client kubernetes.Interface, name string) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		n, err := client.CoreV1().Nodes().Get(ctx, cp.NodeName, metav1.GetOptions{})
+		n, err := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -58,7 +68,7 @@ func (cp *ControlPlane) readyNode(ctx context.Context, client kubernetes.Interfa
 		}
 		n.Spec.Taints = kept
 		if _, err := client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("controlplane: remove taint %s from node %s: %w", notReadyTaint, cp.NodeName, err)
+			return fmt.Errorf("controlplane: remove taint %s from node %s: %w", notReadyTaint, name, err)
 		}
 		return nil
 	})

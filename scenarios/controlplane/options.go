@@ -58,11 +58,20 @@ type Options struct {
 	// value wins. make bench raises the controller-manager's client rate
 	// limit (--kube-api-qps) so thousands of Deployments settle in seconds.
 	ExtraArgs map[string][]string
+	// RealNode also starts a real node (make node): containerd and a
+	// kubelet registered as RealNodeName, tainted so only pods made with
+	// RealNodePodSpec run there; kwok then manages only its own Node.
+	// Linux and root only; Start returns an error wrapping
+	// ErrRealNodeUnavailable when containerd cannot start.
+	RealNode bool
+	// NodeImages is the image archive imported into the real node's
+	// containerd. Default: <repo root>/bin/node-images.tar (make node).
+	NodeImages string
 }
 
 // withDefaults returns a copy of o with every empty field filled in.
 func (o Options) withDefaults() (Options, error) {
-	if o.BinDir == "" || o.StagesDir == "" {
+	if o.BinDir == "" || o.StagesDir == "" || (o.RealNode && o.NodeImages == "") {
 		root, err := RepoRoot()
 		if err != nil {
 			return o, err
@@ -72,6 +81,9 @@ func (o Options) withDefaults() (Options, error) {
 		}
 		if o.StagesDir == "" {
 			o.StagesDir = filepath.Join(root, "deploy", "kwok", "stages")
+		}
+		if o.RealNode && o.NodeImages == "" {
+			o.NodeImages = filepath.Join(root, "bin", "node-images.tar")
 		}
 	}
 	if o.NodeName == "" {

@@ -21,6 +21,7 @@ const (
 // plane uses, all generated in Go into one directory.
 type pki struct {
 	caPEM                     []byte
+	ca                        *keyPair // signs the real node's kubelet certificate
 	caFile                    string
 	servingCert, servingKey   string
 	saPrivateKey, saPublicKey string
@@ -39,7 +40,7 @@ func newPKI(dir string, serviceIP net.IP) (*pki, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pki{caPEM: ca.CertPEM, clients: map[string]*keyPair{}}
+	p := &pki{caPEM: ca.CertPEM, ca: ca, clients: map[string]*keyPair{}}
 	if p.caFile, _, err = writeKeyPair(dir, "ca", ca); err != nil {
 		return nil, err
 	}

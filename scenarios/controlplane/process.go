@@ -29,15 +29,16 @@ type process struct {
 	stopping bool
 }
 
-// startProcess starts binDir/name with args, logging to logDir/name.log.
-// extraEnv entries (KEY=VALUE) are added to the inherited environment.
-func startProcess(binDir, logDir, name string, args, extraEnv []string) (*process, error) {
+// startProcessPath starts the executable at path as component name with
+// args, logging to logDir/name.log. extraEnv entries (KEY=VALUE) are added
+// to the inherited environment.
+func startProcessPath(path, logDir, name string, args, extraEnv []string) (*process, error) {
 	logPath := filepath.Join(logDir, name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("controlplane: open log for %s: %w", name, err)
 	}
-	cmd := exec.Command(filepath.Join(binDir, name), args...)
+	cmd := exec.Command(path, args...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.Env = append(os.Environ(), extraEnv...)

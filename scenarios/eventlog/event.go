@@ -76,6 +76,12 @@ type Event struct {
 	Phase string `json:"phase"`
 	// RV is the object's resourceVersion at the event, where there is one.
 	RV string `json:"rv,omitempty"`
+	// Exited (PodDeleted only, where a kubelet reported it) is when the
+	// pod's last container exited, in seconds since the start of the
+	// recording: the container runtime's exit time from the pod's last
+	// status (containerStatuses[].state.terminated.finishedAt, whole
+	// seconds, so up to 1 s early). kwok and the simulator report none.
+	Exited *float64 `json:"exited,omitempty"`
 
 	// Containers are every container by name: a pod's (Pod* events) or the
 	// Deployment's pod template's (DeploymentWrite).

@@ -237,6 +237,10 @@ func (r *Recorder) pod(typ watch.EventType, p *corev1.Pod, at time.Time) {
 	if typ == watch.Deleted {
 		if seen {
 			delete(r.pods, key)
+			if exited, ok := lastExit(p); ok {
+				t := exited.Sub(r.start).Seconds()
+				base.Exited = &t
+			}
 			r.addKind(base, PodDeleted, at)
 		}
 		return
@@ -389,6 +393,18 @@ func (r *Recorder) Err() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.err
+}
+
+// lastExit is the latest finishedAt of the pod's terminated containers:
+// when the runtime saw the last one exit.
+func lastExit(p *corev1.Pod) (time.Time, bool) {
+	var last time.Time
+	for _, cs := range p.Status.ContainerStatuses {
+		if t := cs.State.Terminated; t != nil && t.FinishedAt.After(last) {
+			last = t.FinishedAt.Time
+		}
+	}
+	return last, !last.IsZero()
 }
 
 // OwnerDeployment derives a pod's Deployment from its controlling

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
@@ -38,6 +40,10 @@ type DemoConfig struct {
 	// one (e.g. the built binary as a ServiceAccount); the channel yields
 	// its exit error. It is called once the demo app is rolled out.
 	StartManager func(ctx context.Context) (<-chan error, error)
+	// PodTemplate, when set, rewrites the demo Deployments' pod templates
+	// before they are applied (make demo REAL_NODE=1: real containers on
+	// the real node, realnode.AdaptPodTemplate).
+	PodTemplate func(*corev1.PodTemplateSpec) error
 }
 
 const demoNamespace = "job-system"
@@ -79,6 +85,15 @@ func RunDemo(ctx context.Context, cfg DemoConfig) (*transcript.Summary, error) {
 		return nil, err
 	}
 	defer obs.Stop()
+	if cfg.PodTemplate != nil {
+		for _, o := range objs {
+			if d, ok := o.(*appsv1.Deployment); ok {
+				if err := cfg.PodTemplate(&d.Spec.Template); err != nil {
+					return nil, fmt.Errorf("deployment %s/%s: %w", d.Namespace, d.Name, err)
+				}
+			}
+		}
+	}
 	if err := Apply(ctx, c, objs); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,101 @@
+// Package realnode runs workloads on the local control plane's real node
+// (controlplane.Options.RealNode, make node): it turns a pod template
+// written for kwok into one that runs real containers of the demo image
+// (scenarios/nodeimages/demoapp) with the same timings.
+package realnode
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/lunadas/upgrade-operator/scenarios/controlplane"
+)
+
+// kwok Stage annotations (deploy/kwok/stages) the adaptation reads.
+const (
+	readyDelayAnnotation   = "pod-ready.stage.kwok.x-k8s.io/delay"
+	readyJitterAnnotation  = "pod-ready.stage.kwok.x-k8s.io/jitter-delay"
+	deleteDelayAnnotation  = "pod-delete.stage.kwok.x-k8s.io/delay"
+	deleteJitterAnnotation = "pod-delete.stage.kwok.x-k8s.io/jitter-delay"
+)
+
+// ProbeCommand is the demo image's exec readiness probe.
+var ProbeCommand = []string{"/demoapp", "probe"}
+
+// AdaptPodTemplate makes a kwok pod template run on the real node with the
+// timings its kwok annotations describe, as real behaviour of the demo
+// container: START_DELAY is the mean pod-ready delay, DRAIN the mean
+// pod-delete delay (the time an old pod keeps running after its deletion,
+// here a SIGTERM trap), and an
+// exec readiness probe every second. The template's terminationGracePeriod
+// must exceed DRAIN, or the kubelet would SIGKILL the drain: an error says
+// so. The service account token is not mounted (the demo containers never
+// call the API server). The annotations stay (kwok ignores the real node's
+// pods).
+func AdaptPodTemplate(tmpl *corev1.PodTemplateSpec) error {
+	ready, err := meanDelay(tmpl, readyDelayAnnotation, readyJitterAnnotation)
+	if err != nil {
+		return err
+	}
+	drain, err := meanDelay(tmpl, deleteDelayAnnotation, deleteJitterAnnotation)
+	if err != nil {
+		return err
+	}
+	grace := int64(corev1.DefaultTerminationGracePeriodSeconds)
+	if g := tmpl.Spec.TerminationGracePeriodSeconds; g != nil {
+		grace = *g
+	}
+	if drain >= time.Duration(grace)*time.Second {
+		return fmt.Errorf("realnode: pod template %s: %s %s is not below terminationGracePeriodSeconds %d: raise the grace period or the kubelet kills the drain", tmpl.Name, deleteDelayAnnotation, drain, grace)
+	}
+	for i := range tmpl.Spec.Containers {
+		c := &tmpl.Spec.Containers[i]
+		c.Env = append(c.Env,
+			corev1.EnvVar{Name: "START_DELAY", Value: ready.String()},
+			corev1.EnvVar{Name: "DRAIN", Value: drain.String()})
+		c.ReadinessProbe = &corev1.Probe{
+			ProbeHandler:     corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: ProbeCommand}},
+			PeriodSeconds:    1,
+			FailureThreshold: 1,
+		}
+	}
+	// The demo containers never call the API server: no token to mount.
+	tmpl.Spec.AutomountServiceAccountToken = ptr.To(false)
+	controlplane.RealNodePodSpec(&tmpl.Spec)
+	return nil
+}
+
+// meanDelay is the mean of kwok's delay: uniform between the delay and the
+// jitter-delay annotation when that is larger (kwok's Stage delay
+// semantics), else the delay.
+func meanDelay(tmpl *corev1.PodTemplateSpec, delayKey, jitterKey string) (time.Duration, error) {
+	delay, err := annotationDuration(tmpl, delayKey)
+	if err != nil {
+		return 0, err
+	}
+	jitter, err := annotationDuration(tmpl, jitterKey)
+	if err != nil {
+		return 0, err
+	}
+	if jitter > delay {
+		delay += (jitter - delay) / 2
+	}
+	return delay, nil
+}
+
+// annotationDuration reads a kwok delay annotation (a Go duration); absent
+// is 0.
+func annotationDuration(tmpl *corev1.PodTemplateSpec, key string) (time.Duration, error) {
+	v, ok := tmpl.Annotations[key]
+	if !ok {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("realnode: pod template annotation %s=%q: want a non-negative duration such as 3s", key, v)
+	}
+	return d, nil
+}
