@@ -29,6 +29,7 @@ func newCommand() *cobra.Command {
 		namespaces string
 		kubeconfig string
 		secret     string
+		certSecret string
 		zapOpts    = zap.Options{}
 	)
 	cmd := &cobra.Command{
@@ -45,6 +46,9 @@ func newCommand() *cobra.Command {
 			}
 			opts.WatchNamespaces = manager.ParseNamespaces(namespaces)
 			if err := platformFlags(cmd, &opts, secret); err != nil {
+				return err
+			}
+			if err := certFlags(&opts, certSecret); err != nil {
 				return err
 			}
 			ctx := ctrl.SetupSignalHandler()
@@ -65,6 +69,7 @@ func newCommand() *cobra.Command {
 	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease; empty uses the pod's namespace")
 	f.StringVar(&opts.LeaderElectionID, "leader-election-id", manager.DefaultLeaderElectionID, "name of the leader election Lease")
 	addPlatformFlags(cmd, &opts, &secret)
+	addServingFlags(cmd, &opts, &certSecret)
 	f.BoolVar(&opts.Webhook.AppUpgrade, "appupgrade-webhooks", true, "serve the ApplicationUpgrade conversion (/convert) and validating webhooks on the webhook server (needs its certificate); false only where another server converts, as in the test harnesses")
 	f.BoolVar(&opts.Webhook.SelfSigned, "webhook-self-signed", false, "outside the cluster (make run): serve the webhooks on --webhook-host (default 127.0.0.1) with the self-signed certificate shared with make install (created when missing) and point the ApplicationUpgrade CRD's conversion at them unless it already is (needs update on that CRD)")
 	gfs := flag.NewFlagSet("zap", flag.ContinueOnError)
