@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
@@ -97,4 +99,22 @@ func TestKstatusFailedAndRestarted(t *testing.T) {
 func TestKstatusBeforeFirstReconcileIsInProgress(t *testing.T) {
 	w := newWorld(t, upgrade("upgrade-v2"))
 	assert.Equal(t, status.InProgressStatus, w.kstatusOf("upgrade-v2"))
+}
+
+// Reconciling (the condition kstatus reads) mirrors Progressing at every
+// v1beta1 phase: True while Pending or Progressing, False once Completed
+// or Failed.
+func TestReconcilingMirrorsProgressing(t *testing.T) {
+	for _, phase := range []v1beta1.Phase{v1beta1.PhasePending, v1beta1.PhaseProgressing, v1beta1.PhaseCompleted, v1beta1.PhaseFailed} {
+		st := &v1beta1.ApplicationUpgradeStatus{Phase: phase, Message: "m"}
+		now := metav1.Now()
+		setProgressingCondition(st, "R", 2, now)
+		setReconcilingCondition(st)
+		p := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionProgressing)
+		r := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionReconciling)
+		require.NotNil(t, r, phase)
+		assert.Equal(t, p.Status, r.Status, phase)
+		assert.Equal(t, int64(2), r.ObservedGeneration)
+		assert.Equal(t, !phase.Terminal(), r.Status == metav1.ConditionTrue, phase)
+	}
 }

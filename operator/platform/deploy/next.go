@@ -136,6 +136,7 @@ func (d *decider) finish() {
 	now := d.in.Now
 	SetReadyCondition(&d.st, d.out.Phase, d.out.Reason, d.out.Message, d.u.Generation, now)
 	SetProgressingCondition(&d.st, d.out.Phase, d.out.Reason, d.out.Message, d.u.Generation, now)
+	SetReconcilingCondition(&d.st)
 	SetStalledCondition(&d.st, d.out.Phase, d.out.Reason, d.out.Message, d.u.Generation, now)
 	d.out.Status = d.st
 }
