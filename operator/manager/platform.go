@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"errors"
 	"crypto/tls"
 	"fmt"
 	"os"
@@ -9,10 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	platformcontroller "github.com/lunadas/upgrade-operator/operator/platform/controller"
@@ -106,6 +109,11 @@ func setupPlatform(ctx context.Context, mgr ctrl.Manager, o PlatformOptions) err
 		var err error
 		if c, err = newVIMClient(ctx, mgr, o); err != nil {
 			return err
+		}
+	}
+	for _, c := range vim.Collectors() {
+		if err := crmetrics.Registry.Register(c); err != nil && !errors.As(err, new(prometheus.AlreadyRegisteredError)) {
+			return fmt.Errorf("register starlingx request metrics: %w", err)
 		}
 	}
 	r := &platformcontroller.UpgradeReconciler{
