@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -164,4 +165,43 @@ func DocsCredentialsSecret(t *testing.T, docs []byte) map[string][]byte {
 	}
 	require.NotEmpty(t, data)
 	return data
+}
+
+var metricName = regexp.MustCompile(`upgrade_operator_[a-z_]+`)
+
+// The dashboard is valid JSON and it and the alert rules query only
+// metrics the operator defines (a renamed metric would leave an empty
+// panel or an alert that never fires).
+func TestMonitoringQueriesKnownMetrics(t *testing.T) {
+	dash, err := os.ReadFile(chart + "/files/dashboard.json")
+	require.NoError(t, err)
+	var d map[string]any
+	require.NoError(t, json.Unmarshal(dash, &d))
+	rules, err := os.ReadFile(chart + "/templates/monitoring.yaml")
+	require.NoError(t, err)
+
+	defined := map[string]bool{}
+	require.NoError(t, filepath.WalkDir("../operator", func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range regexp.MustCompile(`"(upgrade_operator_[a-z_]+)"`).FindAllStringSubmatch(string(src), -1) {
+			defined[m[1]] = true
+		}
+		return nil
+	}))
+	require.True(t, defined["upgrade_operator_starlingx_requests_total"])
+	for _, src := range [][]byte{dash, rules} {
+		for _, m := range metricName.FindAllString(string(src), -1) {
+			base := m
+			for _, suf := range []string{"_bucket", "_count", "_sum"} {
+				base = strings.TrimSuffix(base, suf)
+			}
+			assert.True(t, defined[base], "%s queries %s, which the operator does not define", "monitoring", m)
+		}
+	}
 }
