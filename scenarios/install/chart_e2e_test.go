@@ -77,15 +77,13 @@ func TestChartHighAvailability(t *testing.T) {
 		data, err := r()
 		objs := render(t, data, err)
 		dep := Select(objs, "Deployment")[0]
-		replicas, _, _ := unstructured.NestedInt64(dep.Object, "spec", "replicas")
-		assert.Equal(t, int64(2), replicas)
+		assert.EqualValues(t, 2, number(dep.Object, "spec", "replicas"))
 		assert.Contains(t, managerArgs(t, objs), "--leader-elect")
 		spread, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "topologySpreadConstraints")
 		assert.NotEmpty(t, spread)
 		pdbs := Select(objs, "PodDisruptionBudget")
 		require.Len(t, pdbs, 1)
-		min, _, _ := unstructured.NestedInt64(pdbs[0].Object, "spec", "minAvailable")
-		assert.Equal(t, int64(1), min)
+		assert.EqualValues(t, 1, number(pdbs[0].Object, "spec", "minAvailable"))
 	}
 	data, err := HelmTemplate(context.Background(), "uo", releaseNamespace, "manager.replicas=1")
 	assert.Empty(t, Select(render(t, data, err), "PodDisruptionBudget"), "no PDB for one replica: it would block every drain")
@@ -101,4 +99,16 @@ func webhookNames(t *testing.T, objs []*unstructured.Unstructured) []string {
 		}
 	}
 	return names
+}
+
+// number reads a JSON number (float64 after YAML decoding, or int64).
+func number(obj map[string]any, fields ...string) float64 {
+	v, _, _ := unstructured.NestedFieldNoCopy(obj, fields...)
+	switch n := v.(type) {
+	case float64:
+		return n
+	case int64:
+		return float64(n)
+	}
+	return -1
 }
