@@ -263,10 +263,15 @@ test-dryrun: controlplane $(HELM) $(KUSTOMIZE) ## Server-side dry run of the kus
 test-quickstart: controlplane $(KUBECTL) ## The quick start of docs/README.md, typed as written, on the local control plane.
 	$(GO) test -tags e2e -v -count=1 -run 'TestQuickStart' ./scenarios/install/
 
+.PHONY: test-chart
+test-chart: $(HELM) $(KUSTOMIZE) ## Chart and kustomize renderings (no cluster): two helm template runs identical, platform wiring, HA defaults.
+	$(GO) test -tags e2e -v -count=1 -run 'TestChart|TestConversionStanza|TestHelmRefusesBadValues|TestHelmRenderingsAreMinimal|TestHelmWatchNamespaces' ./scenarios/install/
+
 .PHONY: lint-chart
 lint-chart: $(HELM) ## helm lint --strict of the chart, default and namespaced values.
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set 'watchNamespaces={job-system}'
+	$(HELM) lint --strict $(CHART) --set platform.enabled=true --set vim.credentialsSecret=keystone --set metrics.secure=true
 ##@ Platform upgrades (the StarlingX Upgrade controller)
 
 .PHONY: test-platform

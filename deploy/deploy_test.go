@@ -54,6 +54,7 @@ func TestFluxManifests(t *testing.T) {
 						SourceRef struct{ Kind string } `json:"sourceRef"`
 					} `json:"spec"`
 				} `json:"chart"`
+				ChartRef struct{ Kind, Name string } `json:"chartRef"`
 				Values map[string]any `json:"values"`
 			} `json:"spec"`
 		}
@@ -95,4 +96,60 @@ func assertKnownValues(t *testing.T, file string, values map[string]any, prefix 
 		}
 	}
 	walk(values, defaults, prefix)
+}
+
+// The Flux example's paths exist in the GitRepository's artifact (its
+// ignore keeps "/*" out and lets the "!/dir/" entries back in), its health
+// check reads the stored version (no conversion webhook needed), and the
+// OCI variant uses OCIRepository + chartRef.
+func TestFluxPathsExistInTheArtifact(t *testing.T) {
+	var repo struct {
+		Spec struct{ Ignore string } `json:"spec"`
+	}
+	data, err := os.ReadFile("flux/gitrepository.yaml")
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(data, &repo))
+	lines := strings.Fields(repo.Spec.Ignore)
+	require.Equal(t, "/*", lines[0], "the artifact starts from nothing")
+	kept := func(p string) bool {
+		for _, l := range lines[1:] {
+			if dir, ok := strings.CutPrefix(l, "!/"); ok && strings.HasPrefix(strings.TrimPrefix(p, "./")+"/", dir) {
+				return true
+			}
+		}
+		return false
+	}
+	var ks struct {
+		Spec struct {
+			Path         string `json:"path"`
+			HealthChecks []struct {
+				APIVersion string `json:"apiVersion"`
+				Kind       string `json:"kind"`
+				Name       string `json:"name"`
+			} `json:"healthChecks"`
+		} `json:"spec"`
+	}
+	data, err = os.ReadFile("flux/applicationupgrade-kustomization.yaml")
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(data, &ks))
+	for _, p := range []string{ks.Spec.Path, "./deploy/helm/upgrade-operator"} {
+		assert.True(t, kept(p), "%s is not in the GitRepository's artifact (ignore)", p)
+		_, err := os.Stat(filepath.Join("..", p))
+		assert.NoError(t, err, p)
+	}
+	require.NotEmpty(t, ks.Spec.HealthChecks)
+	for _, h := range ks.Spec.HealthChecks {
+		assert.Equal(t, "upgrades.lunadas.dev/v1beta1", h.APIVersion, "health checks read the stored version")
+		matches, _ := filepath.Glob(filepath.Join("..", ks.Spec.Path, "*.yaml"))
+		found := false
+		for _, m := range matches {
+			b, _ := os.ReadFile(m)
+			found = found || strings.Contains(string(b), "name: "+h.Name)
+		}
+		assert.True(t, found, "health check %s names an object the path applies", h.Name)
+	}
+	oci, err := os.ReadFile("flux/oci/helmrelease.yaml")
+	require.NoError(t, err)
+	assert.Contains(t, string(oci), "chartRef:\n    kind: OCIRepository")
+	assert.NotContains(t, string(oci), "HelmRepository")
 }

@@ -83,7 +83,7 @@ func runFaults(ctx context.Context, o options, scenarioSet bool, stdout io.Write
 		fmt.Fprintf(stdout, "shrunk from %d to %d fault(s) in %d runs\n", len(s.Faults), len(small.Faults), runs)
 		cmd = small.Command(runFlags(o)...)
 	}
-	return fmt.Errorf("%s (replay: %s)", out.FailureClass(), cmd)
+	return withCode(exitViolation, fmt.Errorf("%s (replay: %s)", out.FailureClass(), cmd))
 }
 
 // shrinkSchedule drops faults (and lowers their parameters) while the run

@@ -39,7 +39,7 @@ import (
 func main() {
 	if err := newCommand(os.Stdout).Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "simulate:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 
@@ -58,6 +58,8 @@ type options struct {
 	timeline     string
 	noShrink     bool
 	progress     bool
+	output       string
+	stdin        io.Reader
 }
 
 func newCommand(stdout io.Writer) *cobra.Command {
@@ -72,15 +74,31 @@ func newCommand(stdout io.Writer) *cobra.Command {
 			"  simulate                                  v1alpha1: job-worker, then job-api (embedded)\n" +
 			"  simulate --manifests deploy/demo-graph    v1beta1 diamond: shop-db, then shop-worker and\n" +
 			"                                            shop-indexer together, then shop-api; shows each\n" +
-			"                                            component's wave and phase, every edge's handoff",
-		Args:          cobra.NoArgs,
+			"                                            component's wave and phase, every edge's handoff\n" +
+			"  kustomize build DIR | simulate --manifests -   manifests from stdin\n\n" +
+			"Exit codes: 0 every upgrade completed in order; 1 internal error; 2 bad input (a flag, a\n" +
+			"manifest); 3 ordering violation (with --faults / --seeds / --crash-sweep: a run broke a property);\n" +
+			"4 an upgrade did not complete (Failed, or stuck past --limit).",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return withCode(exitBadInput, fmt.Errorf("unexpected argument %q: simulate takes flags only (manifests with --manifests DIR or -)", args[0]))
+			}
+			return nil
+		},
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.seedSet = cmd.Flags().Changed("seed")
+			o.stdin = cmd.InOrStdin()
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
+			}
+			if o.output != "text" && o.output != "json" {
+				return withCode(exitBadInput, fmt.Errorf("-o %s: want text or json", o.output))
+			}
+			if o.output == "json" && (o.crashSweep || o.seeds > 0 || o.faults != "" || cmd.Flags().Changed("scenario")) {
+				return withCode(exitBadInput, fmt.Errorf("-o json describes one run: drop --seeds, --crash-sweep, --faults and --scenario"))
 			}
 			if o.crashSweep || o.seeds > 0 {
 				batchGC()
@@ -96,9 +114,10 @@ func newCommand(stdout io.Writer) *cobra.Command {
 			return run(ctx, o, stdout)
 		},
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(exitBadInput, flagError(err)) })
 	f := cmd.Flags()
-	f.StringVar(&o.manifestsDir, "manifests", "", "directory of YAML manifests (Deployments, Namespaces, ApplicationUpgrades); default: the embedded demo")
+	f.StringVar(&o.manifestsDir, "manifests", "", "directory of YAML manifests (Deployments, Namespaces, ApplicationUpgrades), a kustomize directory (built with kustomize from PATH or ./bin), or - for a YAML stream on stdin; default: the embedded demo")
+	f.StringVarP(&o.output, "output", "o", "text", "text: the transcript and a verdict line; json: one JSON object (verdict, exit code, per-upgrade phase and per-edge handoffs), no transcript")
 	f.Int64Var(&o.seed, "seed", 1, "seed of every random choice; the same seed replays the same run")
 	f.StringVar(&o.events, "events", "", "write the JSON Lines event log to this file")
 	f.BoolVar(&o.quiet, "quiet", false, "print only the verdict")
@@ -110,7 +129,7 @@ func newCommand(stdout io.Writer) *cobra.Command {
 	f.BoolVar(&o.crashSweep, "crash-sweep", false, "for the demo and each built-in scenario (or --manifests), kill the operator after its k-th API call, for every k")
 	f.StringVar(&o.timeline, "timeline", "", "write an SVG timeline of the run (pods, writes, phases, faults) to this file")
 	f.BoolVar(&o.noShrink, "no-shrink", false, "do not shrink a failing schedule")
-	f.BoolVar(&o.progress, "progress", true, "show a progress bar for --seeds and --crash-sweep")
+	f.BoolVar(&o.progress, "progress", isTerminal(os.Stderr), "show a progress bar for --seeds and --crash-sweep (default: only when stderr is a terminal)")
 	return cmd
 }
 
@@ -136,8 +155,19 @@ func flagError(err error) error {
 // the API server's admission would (simrun.Admission). Errors about the
 // directory name it as given.
 func loadManifests(o options) ([]clientObject, error) {
+	objs, err := loadManifestObjects(o)
+	return objs, withCode(exitBadInput, err)
+}
+
+func loadManifestObjects(o options) ([]clientObject, error) {
 	var fsys fs.FS = deploy.Demo
-	if dir := o.manifestsDir; dir != "" {
+	src, err := manifestSource(o)
+	if err != nil {
+		return nil, err
+	}
+	if src != nil {
+		fsys = src
+	} else if dir := o.manifestsDir; dir != "" {
 		fi, err := os.Stat(dir)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -169,7 +199,7 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		return err
 	}
 	cfg := simrun.Config{Objects: objs, Seed: o.seed, Limit: o.limit.d}
-	if !o.quiet {
+	if !o.quiet && o.output != "json" {
 		cfg.Transcript = stdout
 	}
 	if o.events != "" {
@@ -181,6 +211,9 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		cfg.EventLog = f
 	}
 	res, err := simrun.Run(ctx, cfg)
+	if nf := (*simrun.NotFinishedError)(nil); errors.As(err, &nf) {
+		return withCode(exitNotComplete, fmt.Errorf("seed %d: %w", o.seed, err))
+	}
 	if err != nil {
 		return fmt.Errorf("seed %d: %w", o.seed, err)
 	}
@@ -188,6 +221,13 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		if err := writeTimeline(o.timeline, replay(o), res, nil, 0); err != nil {
 			return err
 		}
+	}
+	if o.output == "json" {
+		verr := verdictOf(res, o)
+		if err := writeJSON(stdout, res, o, verr); err != nil {
+			return err
+		}
+		return verr
 	}
 	return verdict(res, o, stdout)
 }
@@ -214,9 +254,25 @@ func hasUpgrade(objs []clientObject) bool {
 // verdict fails on an ordering violation first, then on an upgrade that is
 // not Completed, with the command that replays the run.
 func verdict(res *simrun.Result, o options, stdout io.Writer) error {
-	if err := checks.Verdict(res.Upgrades, res.Reports); err != nil {
-		return fmt.Errorf("%w (replay: %s)", err, replay(o))
+	if err := verdictOf(res, o); err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "OK: %d upgrade(s) completed in %s virtual, no ordering violation (seed %d)\n", len(res.Upgrades), res.Elapsed, o.seed)
 	return nil
+}
+
+// verdictOf is checks.Verdict with its exit code: exitViolation when any
+// upgrade's report has a violation, else exitNotComplete.
+func verdictOf(res *simrun.Result, o options) error {
+	err := checks.Verdict(res.Upgrades, res.Reports)
+	if err == nil {
+		return nil
+	}
+	code := exitNotComplete
+	for _, r := range res.Reports {
+		if len(r.Violations) > 0 {
+			code = exitViolation
+		}
+	}
+	return withCode(code, fmt.Errorf("%w (replay: %s)", err, replay(o)))
 }

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +14,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/scenarios/checks"
+	"github.com/lunadas/upgrade-operator/scenarios/simrun"
 )
 
 const worker = `apiVersion: apps/v1
@@ -190,3 +197,91 @@ func TestReplayHintKeepsTheFlagsThatChangeTheRun(t *testing.T) {
 	require.NoError(t, err, string(got))
 	assert.Equal(t, "[--manifests]\n["+dir+"]\n[--limit]\n[1h30m0s]\n[--seed]\n[3]\n", string(got))
 }
+
+// The documented exit codes: 2 bad input, 3 ordering violation, 4 not
+// completed, 0 OK (1 is everything else).
+func TestSimulateExitCodes(t *testing.T) {
+	good := map[string]string{"app.yaml": worker + "---\n" + api, "up.yaml": strings.Replace(upgrade, "%s", ", containerName: worker", 1)}
+	_, err := runWith(t, good)
+	assert.Equal(t, exitOK, exitCode(err))
+	_, err = runWith(t, good, "--seed", "abc")
+	assert.Equal(t, exitBadInput, exitCode(err))
+	_, err = runWith(t, good, "extra-arg")
+	assert.Equal(t, exitBadInput, exitCode(err))
+	_, err = runWith(t, map[string]string{"app.yaml": api})
+	assert.Equal(t, exitBadInput, exitCode(err), "no upgrade")
+	_, err = runWith(t, good, "--limit", "5s")
+	assert.Equal(t, exitNotComplete, exitCode(err), "limit reached: %v", err)
+	_, err = runWith(t, map[string]string{"app.yaml": api, "up.yaml": strings.Replace(upgrade, "%s", "", 1)})
+	assert.Equal(t, exitNotComplete, exitCode(err), "Failed: %v", err)
+	_, err = runWith(t, good, "-o", "yaml")
+	assert.Equal(t, exitBadInput, exitCode(err))
+	// An ordering violation: a crafted report, as the mutants produce on a
+	// real run (scenarios/mutants; the product never violates).
+	assert.Equal(t, exitViolation, exitCode(withCode(exitViolation, errors.New("x"))))
+}
+
+// The violation verdict is told apart from the not-completed one.
+func TestVerdictCodes(t *testing.T) {
+	res := &simrun.Result{Upgrades: []upgradesv1alpha1.ApplicationUpgrade{{}}, Reports: map[string]checks.Report{"/": {Violations: []string{"api written at 3s while worker pod p (v1) existed"}}}}
+	res.Upgrades[0].Status.Phase = upgradesv1alpha1.PhaseCompleted
+	assert.Equal(t, exitViolation, exitCode(verdictOf(res, options{})))
+	res.Reports = map[string]checks.Report{"/": {}}
+	res.Upgrades[0].Status.Phase = upgradesv1alpha1.PhaseFailed
+	assert.Equal(t, exitNotComplete, exitCode(verdictOf(res, options{})))
+	res.Upgrades[0].Status.Phase = upgradesv1alpha1.PhaseCompleted
+	assert.NoError(t, verdictOf(res, options{}))
+}
+
+// -o json parses, carries the verdict, the exit code and per-edge handoffs;
+// manifests come from stdin with --manifests -.
+func TestSimulateJSONFromStdin(t *testing.T) {
+	var out bytes.Buffer
+	cmd := newCommand(&out)
+	cmd.SetArgs([]string{"--manifests", "-", "-o", "json"})
+	stdinYAML := worker + "---\n" + api + "---\n" + strings.Replace(upgrade, "%s", ", containerName: worker", 1)
+	setStdin(cmd, stdinYAML)
+	require.NoError(t, cmd.Execute())
+	var res jsonResult
+	require.NoError(t, json.Unmarshal(out.Bytes(), &res), out.String())
+	assert.Equal(t, "ok", res.Verdict)
+	assert.Equal(t, 0, res.ExitCode)
+	require.Len(t, res.Upgrades, 1)
+	assert.Equal(t, "Completed", res.Upgrades[0].Phase)
+	require.Len(t, res.Upgrades[0].Edges, 1)
+	e := res.Upgrades[0].Edges[0]
+	assert.Equal(t, "worker", e.Dependency)
+	require.NotNil(t, e.HandoffSeconds)
+	assert.GreaterOrEqual(t, *e.HandoffSeconds, 0.0)
+	assert.Empty(t, e.Violations)
+
+	// Not completed: JSON still printed, the error carries exit code 4.
+	out.Reset()
+	cmd = newCommand(&out)
+	cmd.SetArgs([]string{"--manifests", "-", "-o", "json", "--limit", "5s"})
+	setStdin(cmd, stdinYAML)
+	err := cmd.Execute()
+	assert.Equal(t, exitNotComplete, exitCode(err))
+
+	// Empty stdin is bad input.
+	cmd = newCommand(&out)
+	cmd.SetArgs([]string{"--manifests", "-"})
+	setStdin(cmd, "")
+	err = cmd.Execute()
+	assert.Equal(t, exitBadInput, exitCode(err))
+	assert.Contains(t, err.Error(), "stdin is empty")
+}
+
+// The graph demo's JSON has one entry per dependency edge.
+func TestSimulateJSONGraphEdges(t *testing.T) {
+	var out bytes.Buffer
+	cmd := newCommand(&out)
+	cmd.SetArgs([]string{"--manifests", "../../deploy/demo-graph", "-o", "json"})
+	require.NoError(t, cmd.Execute())
+	var res jsonResult
+	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+	require.Len(t, res.Upgrades, 1)
+	assert.Len(t, res.Upgrades[0].Edges, 4)
+}
+
+func setStdin(cmd interface{ SetIn(io.Reader) }, s string) { cmd.SetIn(strings.NewReader(s)) }

@@ -76,8 +76,8 @@ func runSeeds(ctx context.Context, o options, scenarioSet bool, stdout, stderr i
 			len(worst.Schedule.Faults), len(small.Faults), runs, small.Spec())
 		cmd = small.Command(runFlags(o)...)
 	}
-	return fmt.Errorf("%d of %d runs broke a property; seed %d (%s) replays with: %s", len(failing), len(sums),
-		worst.Schedule.Seed, worst.FailureClass(), cmd)
+	return withCode(exitViolation, fmt.Errorf("%d of %d runs broke a property; seed %d (%s) replays with: %s", len(failing), len(sums),
+		worst.Schedule.Seed, worst.FailureClass(), cmd))
 }
 
 func newBar(o options, w io.Writer, n int, unit string) *progressbar.ProgressBar {

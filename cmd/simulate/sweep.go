@@ -67,7 +67,7 @@ func runSweep(ctx context.Context, o options, scenarioSet bool, stdout, stderr i
 	wall := time.Since(start)
 	fmt.Fprintf(stdout, "crash sweep: %d runs, %d failed, wall time %s (%.1f runs/s)\n", runs, failed, wall.Round(10*time.Millisecond), float64(runs)/wall.Seconds())
 	if first != nil {
-		return fmt.Errorf("%d crash points broke a property; first replays with: %s", failed, first.Schedule.Command(runFlags(o)...))
+		return withCode(exitViolation, fmt.Errorf("%d crash points broke a property; first replays with: %s", failed, first.Schedule.Command(runFlags(o)...)))
 	}
 	return nil
 }

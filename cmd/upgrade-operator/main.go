@@ -29,6 +29,7 @@ func newCommand() *cobra.Command {
 		namespaces string
 		kubeconfig string
 		secret     string
+		certSecret string
 		zapOpts    = zap.Options{}
 	)
 	cmd := &cobra.Command{
@@ -45,6 +46,9 @@ func newCommand() *cobra.Command {
 			}
 			opts.WatchNamespaces = manager.ParseNamespaces(namespaces)
 			if err := platformFlags(cmd, &opts, secret); err != nil {
+				return err
+			}
+			if err := certFlags(&opts, certSecret); err != nil {
 				return err
 			}
 			ctx := ctrl.SetupSignalHandler()
@@ -67,6 +71,7 @@ func newCommand() *cobra.Command {
 	f.BoolVar(&opts.AllowCrossNamespaceRefs, "allow-cross-namespace-refs", false, "let an ApplicationUpgrade name Deployments in other namespaces than its own (its author must still be allowed to get and patch them); off, such upgrades are refused at admission and failed by the controller")
 	f.StringVar(&opts.DefaultServiceAccount, "default-service-account", "", "ServiceAccount (of each upgrade's namespace) to impersonate for the Deployment reads and writes of upgrades without spec.serviceAccountName; empty uses the operator's own identity (multi-tenant lockdown: docs/multi-tenancy.md)")
 	addPlatformFlags(cmd, &opts, &secret)
+	addServingFlags(cmd, &opts, &certSecret)
 	f.BoolVar(&opts.Webhook.AppUpgrade, "appupgrade-webhooks", true, "serve the ApplicationUpgrade conversion (/convert) and validating webhooks on the webhook server (needs its certificate); false only where another server converts, as in the test harnesses")
 	f.BoolVar(&opts.Webhook.SelfSigned, "webhook-self-signed", false, "outside the cluster (make run): serve the webhooks on --webhook-host (default 127.0.0.1) with the self-signed certificate shared with make install (created when missing) and point the ApplicationUpgrade CRD's conversion at them unless it already is (needs update on that CRD)")
 	gfs := flag.NewFlagSet("zap", flag.ContinueOnError)

@@ -2,15 +2,19 @@ package controller
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/lunadas/upgrade-operator/deploy/argocd"
 	v1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 )
@@ -97,4 +101,71 @@ func TestKstatusFailedAndRestarted(t *testing.T) {
 func TestKstatusBeforeFirstReconcileIsInProgress(t *testing.T) {
 	w := newWorld(t, upgrade("upgrade-v2"))
 	assert.Equal(t, status.InProgressStatus, w.kstatusOf("upgrade-v2"))
+}
+
+// Reconciling (the condition kstatus reads) mirrors Progressing at every
+// v1beta1 phase: True while Pending or Progressing, False once Completed
+// or Failed.
+func TestReconcilingMirrorsProgressing(t *testing.T) {
+	for _, phase := range []v1beta1.Phase{v1beta1.PhasePending, v1beta1.PhaseProgressing, v1beta1.PhaseCompleted, v1beta1.PhaseFailed} {
+		st := &v1beta1.ApplicationUpgradeStatus{Phase: phase, Message: "m"}
+		now := metav1.Now()
+		setProgressingCondition(st, "R", 2, now)
+		setReconcilingCondition(st)
+		p := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionProgressing)
+		r := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionReconciling)
+		require.NotNil(t, r, phase)
+		assert.Equal(t, p.Status, r.Status, phase)
+		assert.Equal(t, int64(2), r.ObservedGeneration)
+		assert.Equal(t, !phase.Terminal(), r.Status == metav1.ConditionTrue, phase)
+	}
+}
+
+// Argo CD's view (deploy/argocd/health.lua run by gopher-lua, the
+// interpreter Argo CD embeds) of the ApplicationUpgrade the reconciler
+// writes at every phase: Progressing while rolling, Healthy when
+// Completed, Degraded when Failed.
+func TestArgoCDHealthAtEveryPhase(t *testing.T) {
+	w := newWorld(t, deployment("job-worker", "worker", "registry.example.com/job-worker:v1.0.0"),
+		deployment("job-api", "api", "registry.example.com/job-api:v1.0.0"), upgrade("upgrade-v2"))
+	w.rollOut("job-worker", "")
+	w.rollOut("job-api", "")
+	oldWorkerPod := w.podsOf("job-worker")[0].Name
+	var got []string
+	step := func(do func()) {
+		if do != nil {
+			do()
+		}
+		p := w.reconcile("upgrade-v2")
+		got = append(got, string(p)+"="+w.argoHealth("upgrade-v2"))
+	}
+	got = append(got, "created="+w.argoHealth("upgrade-v2"))
+	step(nil)
+	step(nil)
+	step(nil)
+	step(func() { w.rollOut("job-worker", oldWorkerPod) })
+	step(func() { w.finishTermination(oldWorkerPod) })
+	step(nil)
+	step(func() { w.rollOut("job-api", "") })
+	assert.Equal(t, []string{"created=Progressing", "Pending=Progressing", "UpgradingWorkers=Progressing",
+		"WaitingForWorkers=Progressing", "WaitingForWorkers=Progressing", "UpgradingAPI=Progressing",
+		"WaitingForAPI=Progressing", "Completed=Healthy"}, got)
+
+	f := newWorld(t, deployment("job-api", "api", "a:v1"), upgrade("upgrade-v2"))
+	f.reconcile("upgrade-v2")
+	assert.Equal(t, v1.PhaseFailed, f.reconcile("upgrade-v2"))
+	assert.Equal(t, "Degraded", f.argoHealth("upgrade-v2"))
+}
+
+func (w *world) argoHealth(name string) string {
+	w.t.Helper()
+	var u v1beta1.ApplicationUpgrade
+	require.NoError(w.t, w.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &u))
+	data, err := json.Marshal(&u)
+	require.NoError(w.t, err)
+	var m map[string]any
+	require.NoError(w.t, json.Unmarshal(data, &m))
+	status, _, err := argocd.Health(argocd.HealthLua, m)
+	require.NoError(w.t, err)
+	return status
 }

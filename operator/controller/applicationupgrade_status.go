@@ -38,6 +38,7 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	setReadyCondition(st, reason, u.Generation, now)
 	setProgressingCondition(st, reason, u.Generation, now)
 	setStalledCondition(st, reason, u.Generation, now)
+	setReconcilingCondition(st)
 	if apiequality.Semantic.DeepEqual(u.Status, next.Status) {
 		return nil
 	}

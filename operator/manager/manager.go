@@ -18,8 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	starlingxv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
@@ -70,6 +68,8 @@ type Options struct {
 	// for upgrades without spec.serviceAccountName
 	// (--default-service-account); empty uses the operator's identity.
 	DefaultServiceAccount string
+	// Metrics configures how the metrics endpoint is served.
+	Metrics MetricsOptions
 }
 
 // DefaultLeaderElectionID is the Lease name used for leader election.
@@ -127,10 +127,14 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 			return nil, err
 		}
 	}
+	var certsReady chan struct{}
+	if opts.Webhook.CertRotation.Enabled() {
+		certsReady = make(chan struct{})
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  NewScheme(),
 		Cache:                   cacheOpts,
-		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
+		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  opts.ProbeAddr,
 		LeaderElection:          opts.LeaderElect,
 		LeaderElectionID:        id,
@@ -138,7 +142,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		// The new leader starts at once after a clean shutdown instead of
 		// waiting for the lease to expire.
 		LeaderElectionReleaseOnCancel: true,
-		WebhookServer:                 webhookServer(opts.Webhook),
+		WebhookServer:                 webhookServer(opts.Webhook, certsReady),
 		Controller:                    config.Controller{SkipNameValidation: ptr.To(opts.SkipNameValidation)},
 	})
 	if err != nil {
@@ -175,11 +179,13 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 			return nil, fmt.Errorf("set up platform upgrades: %w", err)
 		}
 	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return nil, fmt.Errorf("add health check: %w", err)
+	if certsReady != nil {
+		if err := addCertRotation(mgr, opts.Webhook, certsReady); err != nil {
+			return nil, err
+		}
 	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return nil, fmt.Errorf("add ready check: %w", err)
+	if err := addProbes(mgr, opts); err != nil {
+		return nil, err
 	}
 	return mgr, nil
 }

@@ -2,16 +2,20 @@ package manager
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	platformcontroller "github.com/lunadas/upgrade-operator/operator/platform/controller"
@@ -74,10 +78,27 @@ type WebhookOptions struct {
 	// with its CA. It needs update on customresourcedefinitions, which the
 	// in-cluster RBAC does not grant. Implies AppUpgrade.
 	SelfSigned bool
+	// CertRotation, when enabled, generates and rotates the serving
+	// certificate in-process (cert-controller) and injects its CA; the
+	// server then starts once this replica's certificate is mounted.
+	CertRotation CertRotation
+	// EnableHTTP2 serves HTTP/2 as well as HTTP/1.1; off by default
+	// (disableHTTP2).
+	EnableHTTP2 bool
 }
 
-func webhookServer(o WebhookOptions) webhook.Server {
-	return webhook.NewServer(webhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir})
+// webhookServer is the webhook server for o; with certificate rotation it
+// starts once ready is closed.
+func webhookServer(o WebhookOptions, ready <-chan struct{}) webhook.Server {
+	wo := webhook.Options{Host: o.Host, Port: o.Port, CertDir: o.CertDir}
+	if !o.EnableHTTP2 {
+		wo.TLSOpts = []func(*tls.Config){disableHTTP2}
+	}
+	s := webhook.NewServer(wo)
+	if ready != nil {
+		return readyServer{Server: s, ready: ready}
+	}
+	return s
 }
 
 // setupPlatform registers the platform Upgrade controller (leader only,
@@ -88,6 +109,11 @@ func setupPlatform(ctx context.Context, mgr ctrl.Manager, o PlatformOptions) err
 		var err error
 		if c, err = newVIMClient(ctx, mgr, o); err != nil {
 			return err
+		}
+	}
+	for _, c := range vim.Collectors() {
+		if err := crmetrics.Registry.Register(c); err != nil && !errors.As(err, new(prometheus.AlreadyRegisteredError)) {
+			return fmt.Errorf("register starlingx request metrics: %w", err)
 		}
 	}
 	r := &platformcontroller.UpgradeReconciler{

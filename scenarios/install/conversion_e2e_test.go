@@ -26,14 +26,14 @@ func TestConversionStanza(t *testing.T) {
 	}{
 		"kustomize deploy/default": {render: func() ([]byte, error) { return Kustomize(ctx, "deploy/default") },
 			service: "upgrade-operator-webhook", inject: "upgrade-operator-system/upgrade-operator-webhook", validatingConfig: true},
-		"helm (self-signed)": {render: func() ([]byte, error) { return HelmTemplate(ctx, "uo", releaseNamespace) },
-			service: "uo-upgrade-operator-webhook", wantCABundle: true, validatingConfig: true},
+		"helm (in-process rotation)": {render: func() ([]byte, error) { return HelmTemplate(ctx, "uo", releaseNamespace) },
+			service: "uo-upgrade-operator-webhook", validatingConfig: true},
 		"helm cert-manager": {render: func() ([]byte, error) {
 			return HelmTemplate(ctx, "uo", releaseNamespace, "webhook.certManager.enabled=true")
 		}, service: "uo-upgrade-operator-webhook", inject: releaseNamespace + "/uo-upgrade-operator-webhook", validatingConfig: true},
 		"helm webhook.enabled=false keeps conversion": {render: func() ([]byte, error) {
 			return HelmTemplate(ctx, "uo", releaseNamespace, "webhook.enabled=false")
-		}, service: "uo-upgrade-operator-webhook", wantCABundle: true},
+		}, service: "uo-upgrade-operator-webhook"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -26,13 +26,14 @@ func TestServerSideDryRun(t *testing.T) {
 		"kustomize deploy/default": func() ([]byte, error) { return Kustomize(ctx, "deploy/default") },
 		"kustomize deploy/samples": func() ([]byte, error) { return Kustomize(ctx, "deploy/samples") },
 		"kustomize deploy/webhook": func() ([]byte, error) { return Kustomize(ctx, "deploy/webhook") },
+		"kustomize deploy/overlays/platform": func() ([]byte, error) { return Kustomize(ctx, "deploy/overlays/platform") },
 		"helm (defaults)":          func() ([]byte, error) { return HelmTemplate(ctx, "uo", releaseNamespace) },
 		"helm watchNamespaces": func() ([]byte, error) {
 			return HelmTemplate(ctx, "uo", releaseNamespace, "watchNamespaces={"+appNamespace+"}")
 		},
 		"helm platform, VIM, 2 replicas": func() ([]byte, error) {
 			return HelmTemplate(ctx, "uo", releaseNamespace, "platform.enabled=true", "vim.endpoint=http://controller:4545",
-				"vim.keystoneURL=http://192.168.204.2:5000/v3", "vim.credentialsSecret=keystone", "manager.replicas=2")
+				"vim.credentialsSecret=keystone", "manager.replicas=3", "metrics.secure=true")
 		},
 	}
 	for name, r := range renderings {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func renderWatching(t *testing.T, sets ...string) []*unstructured.Unstructured {
 // RoleBinding in each watched namespace, and the leader election Role in
 // the release namespace. The grants are minimal and stop at the namespace.
 func TestHelmWatchNamespacesRendersNamespacedRBACOnly(t *testing.T) {
-	objs := renderWatching(t)
+	objs := renderWatching(t, "webhook.certManager.enabled=true")
 	assert.Empty(t, NamespacedOnly(objs))
 	violations, err := Minimality(objs)
 	require.NoError(t, err)
@@ -77,6 +78,36 @@ func TestHelmWatchNamespacesRendersNamespacedRBACOnly(t *testing.T) {
 		assert.False(t, ok, "%s %s/%s in %s must not be granted", g.verb, g.group, g.resource, g.ns)
 	}
 
+	// In-process certificate rotation (the default without cert-manager)
+	// adds one ClusterRole: reads of the CRDs and webhook configurations,
+	// updates of this release's two by name only.
+	rot := renderWatching(t)
+	var cluster []string
+	for _, o := range Select(rot, "ClusterRole", "ClusterRoleBinding") {
+		cluster = append(cluster, Name(o))
+	}
+	assert.ElementsMatch(t, []string{"ClusterRole uo-upgrade-operator-cert-rotation", "ClusterRoleBinding uo-upgrade-operator-cert-rotation"}, cluster)
+	for _, g := range []struct{ ns, group, resource, verb string }{
+		{releaseNamespace, "", "secrets", "update"},
+		{"", "apiextensions.k8s.io", "customresourcedefinitions", "watch"},
+	} {
+		ok, err := Granted(rot, g.ns, g.group, g.resource, g.verb)
+		require.NoError(t, err)
+		assert.True(t, ok, "%s %s/%s in %q should be granted", g.verb, g.group, g.resource, g.ns)
+	}
+	for _, r := range Select(rot, "ClusterRole") {
+		rules, err := rulesOf(r)
+		require.NoError(t, err)
+		for _, rule := range rules {
+			if slices.Contains(rule.Verbs, "update") {
+				assert.Len(t, rule.ResourceNames, 1, "%s updates only its own object: %v", Name(r), rule)
+			}
+		}
+	}
+	violations, err = Minimality(rot)
+	require.NoError(t, err)
+	assert.Empty(t, violations)
+
 	args := managerArgs(t, objs)
 	assert.Contains(t, args, "--watch-namespaces="+appNamespace)
 	assert.Contains(t, args, "--leader-elect")
@@ -88,14 +119,23 @@ func TestHelmWatchNamespacesRendersNamespacedRBACOnly(t *testing.T) {
 func TestHelmRenderingsAreMinimal(t *testing.T) {
 	for _, sets := range [][]string{
 		nil,
-		{"platform.enabled=true"},
-		{"webhook.certManager.enabled=true", "vim.credentialsSecret=keystone", "manager.replicas=2"},
-		{"watchNamespaces={a,b}", "manager.leaderElection.enabled=false", "webhook.enabled=false"},
+		{"platform.enabled=true", "vim.credentialsSecret=keystone"},
+		{"webhook.certManager.enabled=true", "platform.enabled=true", "vim.credentialsSecret=keystone", "manager.replicas=3"},
+		{"metrics.secure=true"},
+		{"watchNamespaces={a,b}", "manager.leaderElection.enabled=false", "manager.replicas=1", "webhook.enabled=false"},
 	} {
 		t.Run(strings.Join(sets, ","), func(t *testing.T) {
 			data, err := HelmTemplate(context.Background(), "uo", releaseNamespace, sets...)
 			objs := render(t, data, err)
-			violations, err := Minimality(objs)
+			// metrics.secure's -metrics-reader ClusterRole (get /metrics) is
+			// bound to nothing: the user binds it to the scraper.
+			var granted []*unstructured.Unstructured
+			for _, o := range objs {
+				if !strings.HasSuffix(o.GetName(), "-metrics-reader") {
+					granted = append(granted, o)
+				}
+			}
+			violations, err := Minimality(granted)
 			require.NoError(t, err)
 			assert.Empty(t, violations)
 			for _, s := range Select(objs, "Secret") {
@@ -111,7 +151,9 @@ func TestHelmRenderingsAreMinimal(t *testing.T) {
 // must show no "forbidden", and its metrics endpoint, scraped while it
 // runs, one handoff observation per completed upgrade.
 func TestRBACServiceAccountCompletesDemo(t *testing.T) {
-	objs := renderWatching(t)
+	// cert-manager's rendering: the test gives the manager its certificate
+	// (no kubelet mounts a rotated Secret here).
+	objs := renderWatching(t, "webhook.certManager.enabled=true")
 	require.Empty(t, NamespacedOnly(objs))
 	bin := buildManager(t)
 	cp, c := startControlPlane(t)
@@ -194,6 +236,10 @@ func TestHelmRefusesBadValues(t *testing.T) {
 		"watchNamespaces={Job_System}":                            "does not match pattern",
 		"manager.replicas=2,manager.leaderElection.enabled=false": "needs manager.leaderElection.enabled=true",
 		"webhook.failurePolicy=Sometimes":                         "webhook/failurePolicy",
+		"vim.keystoneURL=http://k:5000/v3":                        "additional properties 'keystoneURL' not allowed",
+		"platform.enabled=true":                                   "platform.enabled needs vim.credentialsSecret",
+		"vim.credentialsSecret=keystone":                          "read only by the platform controller",
+		"webhook.certManager.enabled=maybe":                       "webhook/certManager/enabled",
 	} {
 		_, err := HelmTemplate(context.Background(), "uo", releaseNamespace, set)
 		require.Error(t, err, set)

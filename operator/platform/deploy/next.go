@@ -138,6 +138,7 @@ func (d *decider) finish() {
 	now := d.in.Now
 	SetReadyCondition(&d.st, d.out.Phase, d.out.Reason, d.out.Message, d.u.Generation, now)
 	SetProgressingCondition(&d.st, d.out.Phase, d.out.Reason, d.out.Message, d.u.Generation, now)
+	SetReconcilingCondition(&d.st)
 	SetStalledCondition(&d.st, d.out.Phase, d.out.Reason, d.out.Message, d.u.Generation, now)
 	if SetReleasesSkippedCondition(&d.st, d.live.Skipped, d.u.Generation, now) {
 		d.event(true, "ReleasesSkipped", "%s", meta.FindStatusCondition(d.st.Conditions, v1alpha1.ConditionReleasesSkipped).Message)

@@ -191,7 +191,7 @@ func TestNext(t *testing.T) {
 				reasons = append(reasons, e.Reason)
 			}
 			assert.Equal(t, tc.events, strings.Join(reasons, ", "), "events")
-			assert.Len(t, d.Status.Conditions, 3)
+			assert.Len(t, d.Status.Conditions, 4, "Ready, Progressing, Reconciling, Stalled")
 			if tc.check != nil {
 				tc.check(t, d)
 			}

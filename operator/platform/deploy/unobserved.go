@@ -30,6 +30,7 @@ func Unobserved(u *v1alpha1.Upgrade, transient bool, what string, err error, now
 	gen := u.Generation
 	SetReadyCondition(&st, p, reason, msg, gen, now)
 	SetProgressingCondition(&st, p, reason, msg, gen, now)
+	SetReconcilingCondition(&st)
 	SetStalledCondition(&st, p, reason, msg, gen, now)
 	return st, p
 }

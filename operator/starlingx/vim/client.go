@@ -95,7 +95,7 @@ func New(cfg Config) (*HTTPClient, error) {
 		}
 		rt = t
 	}
-	c := &HTTPClient{cfg: cfg, http: &http.Client{Transport: rt}, secrets: &secretSet{}}
+	c := &HTTPClient{cfg: cfg, http: &http.Client{Transport: instrument(rt)}, secrets: &secretSet{}}
 	c.secrets.add(cfg.Credentials.Password.reveal())
 	c.explicit = map[string]string{}
 	for svc, u := range map[string]string{"vim": cfg.Endpoints.VIM, "usm": cfg.Endpoints.USM, "sysinv": cfg.Endpoints.Sysinv} {

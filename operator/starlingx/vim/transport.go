@@ -102,7 +102,7 @@ func (c *HTTPClient) roundTrip(ctx context.Context, req request, base, tokenID s
 		}
 		body = bytes.NewReader(b)
 	}
-	hr, err := http.NewRequestWithContext(actx, req.method, u, body)
+	hr, err := http.NewRequestWithContext(withEndpoint(actx, req.service, endpointOf(req.method, req.path)), req.method, u, body)
 	if err != nil {
 		return 0, nil, nil, err
 	}

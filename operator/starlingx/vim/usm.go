@@ -13,20 +13,20 @@ import (
 // list the running release's, and the deploy precheck reads a new
 // release's from its feed (see operator/platform/plan).
 type Release struct {
-	ReleaseID            string   `json:"release_id"`
-	State                string   `json:"state"` // uploading, upload-failed, available, unavailable, deploying, deployed, removing, committed, deployed-partial; null/"" for none
-	SwVersion            string   `json:"sw_version"`
-	Component            string   `json:"component"`
-	Status               string   `json:"status"`
-	Unremovable          bool     `json:"unremovable"`
-	Summary              string   `json:"summary"`
-	Description          string   `json:"description"`
-	InstallInstructions  string   `json:"install_instructions"`
-	Warnings             string   `json:"warnings"`
-	RebootRequired       bool     `json:"reboot_required"`
-	PrepatchedISO        bool     `json:"prepatched_iso"`
-	Requires             []string `json:"requires"`
-	Packages             []string `json:"packages"`
+	ReleaseID           string   `json:"release_id"`
+	State               string   `json:"state"` // uploading, upload-failed, available, unavailable, deploying, deployed, removing, committed, deployed-partial; null/"" for none
+	SwVersion           string   `json:"sw_version"`
+	Component           string   `json:"component"`
+	Status              string   `json:"status"`
+	Unremovable         bool     `json:"unremovable"`
+	Summary             string   `json:"summary"`
+	Description         string   `json:"description"`
+	InstallInstructions string   `json:"install_instructions"`
+	Warnings            string   `json:"warnings"`
+	RebootRequired      bool     `json:"reboot_required"`
+	PrepatchedISO       bool     `json:"prepatched_iso"`
+	Requires            []string `json:"requires"`
+	Packages            []string `json:"packages"`
 }
 
 // ReleaseQuery filters GET /v1/release. USM applies Show (a state) before

@@ -85,3 +85,24 @@ Each prints a YAML list.
 {{- end -}}
 {{- toYaml $out -}}
 {{- end -}}
+
+{{/*
+"true" when the webhook certificate comes from cert-manager: certManager.enabled
+true, or auto and the cluster serves cert-manager.io/v1 (`helm template`
+without --api-versions: in-process rotation). Empty otherwise.
+*/}}
+{{- define "upgrade-operator.useCertManager" -}}
+{{- $v := .Values.webhook.certManager.enabled -}}
+{{- if or (eq (toString $v) "true") (and (eq (toString $v) "auto") (.Capabilities.APIVersions.Has "cert-manager.io/v1")) -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{/* The webhook Service's DNS names, in-cluster short form first. */}}
+{{- define "upgrade-operator.webhookDNSName" -}}
+{{ include "upgrade-operator.webhookService" . }}.{{ .Release.Namespace }}.svc
+{{- end -}}
+
+{{- define "upgrade-operator.validatingWebhook" -}}
+{{ include "upgrade-operator.fullname" . }}-validating
+{{- end -}}

@@ -138,7 +138,6 @@ type UploadedProductRelease struct {
 	// +optional
 	// +listType=atomic
 	Requires []string `json:"requires,omitempty"`
-
 }
 
 // K8sVersionState is sysinv's Kubernetes version state.
@@ -181,6 +180,9 @@ const (
 	// ConditionReleasesSkipped is True while USM lists releases (or
 	// requires entries) the planner cannot use, named in its message.
 	ConditionReleasesSkipped = "ReleasesSkipped"
+	// ConditionReconciling mirrors Progressing under the name kstatus reads
+	// (Reconciling True is InProgress).
+	ConditionReconciling = "Reconciling"
 )
 
 // UpgradeStatus is what the operator observed on the live system and planned.
@@ -218,8 +220,13 @@ type UpgradeStatus struct {
 	UploadedK8sVersions []UploadedK8sVersion `json:"uploadedK8sVersions,omitempty"`
 
 	// ObservedGeneration is the metadata.generation this status describes.
+	// It defaults to 0 (and is serialized when 0), so before the
+	// operator's first status write kstatus sees a generation not yet
+	// observed (InProgress) rather than a status-less object it would call
+	// Current.
 	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// +kubebuilder:default=0
+	ObservedGeneration int64 `json:"observedGeneration"`
 
 	// Conditions are Ready, Progressing and Stalled.
 	// +optional

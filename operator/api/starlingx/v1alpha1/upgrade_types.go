@@ -165,8 +165,10 @@ type Upgrade struct {
 	// +required
 	Spec UpgradeSpec `json:"spec"`
 
-	// Status is what the operator observed and planned.
+	// Status is what the operator observed and planned. It defaults to {}
+	// so that its observedGeneration default applies.
 	// +optional
+	// +kubebuilder:default={}
 	Status UpgradeStatus `json:"status,omitempty"`
 }
 

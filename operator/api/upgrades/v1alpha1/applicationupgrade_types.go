@@ -92,6 +92,8 @@ const (
 	ConditionReady       = "Ready"
 	ConditionProgressing = "Progressing"
 	ConditionStalled     = "Stalled"
+	// ConditionReconciling mirrors Progressing under the name kstatus reads.
+	ConditionReconciling = "Reconciling"
 )
 
 // ApplicationUpgradeStatus reports where the upgrade got to, derived from

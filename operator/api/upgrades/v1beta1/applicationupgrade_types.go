@@ -186,6 +186,10 @@ const (
 	ConditionReady       = "Ready"
 	ConditionProgressing = "Progressing"
 	ConditionStalled     = "Stalled"
+	// ConditionReconciling mirrors Progressing under the name kstatus reads
+	// (sigs.k8s.io/cli-utils/pkg/kstatus/status: Reconciling True is
+	// InProgress); Argo CD and Flux read Progressing.
+	ConditionReconciling = "Reconciling"
 )
 
 // ApplicationUpgradeStatus reports where the upgrade got to, derived from
