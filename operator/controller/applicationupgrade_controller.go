@@ -6,17 +6,14 @@ package controller
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/appupgrade"
@@ -122,39 +119,6 @@ func (r *ApplicationUpgradeReconciler) performWrites(ctx context.Context, u *v1b
 		}
 	}
 	return written, failed
-}
-
-// writeImage patches one container image with an optimistic lock on the
-// resourceVersion that was observed, so a decision taken on a stale read
-// fails with Conflict instead of writing twice. It returns the
-// Deployment's generation after the write.
-func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, g appupgrade.Graph, w appupgrade.ImageWrite) (int64, error) {
-	var d *appsv1.Deployment
-	for _, c := range g.Components {
-		if c.Spec.Name == w.Component {
-			d = c.Deployment
-		}
-	}
-	if d == nil {
-		return 0, fmt.Errorf("set image of component %s: deployment %s was not observed", w.Component, w.Deployment)
-	}
-	patched := d.DeepCopy()
-	for i := range patched.Spec.Template.Spec.Containers {
-		if patched.Spec.Template.Spec.Containers[i].Name == w.Container {
-			patched.Spec.Template.Spec.Containers[i].Image = w.Image
-		}
-	}
-	if err := r.Client.Patch(ctx, patched, client.MergeFromWithOptions(d, client.MergeFromWithOptimisticLock{})); err != nil {
-		if apierrors.IsConflict(err) {
-			log.FromContext(ctx).V(1).Info("deployment changed since it was read; retrying", "deployment", w.Deployment)
-		}
-		return 0, fmt.Errorf("set image of container %q in deployment %s to %s (component %s): %w", w.Container, w.Deployment, w.Image, w.Component, err)
-	}
-	log.FromContext(ctx).Info("image written", "component", w.Component, "deployment", w.Deployment, "image", w.Image)
-	r.observeWrite(g.Upgrade, w.Component)
-	r.event(g.Upgrade, corev1.EventTypeNormal, writeReason(g, w.Component),
-		fmt.Sprintf("Set %s image to %s on deployment %s", w.Component, w.Image, w.Deployment))
-	return patched.Generation, nil
 }
 
 func (r *ApplicationUpgradeReconciler) event(u *v1beta1.ApplicationUpgrade, eventType, reason, note string) {

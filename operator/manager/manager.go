@@ -122,6 +122,10 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  NewScheme(),
 		Cache:                   cacheOpts,
+		// Every write of the manager's client is recorded under one pinned
+		// field manager (docs/gitops.md), not a name derived from the
+		// binary's User-Agent.
+		Client:                  client.Options{FieldOwner: controller.FieldManager},
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
 		HealthProbeBindAddress:  opts.ProbeAddr,
 		LeaderElection:          opts.LeaderElect,
