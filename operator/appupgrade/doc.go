@@ -11,6 +11,9 @@ const (
 	ReasonSpecChanged       = "SpecChanged"
 	ReasonConfigError       = "ConfigurationError"
 	ReasonCompleted         = "Completed"
+	// ReasonImageReverted: a component's Deployment no longer carries the
+	// image the operator wrote; reported, not re-written (docs/gitops.md).
+	ReasonImageReverted = "ImageReverted"
 	ReasonDeploymentClaimed = "DeploymentClaimed"
 	ReasonWriteNotObserved  = "WriteNotObservedYet"
 )
