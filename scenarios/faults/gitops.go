@@ -44,6 +44,7 @@ func (in *Injector) gitopsRevert(f Fault) {
 	end := in.sim.Now().Add(window)
 	var tick func()
 	tick = func() {
+		target := in.targetImage(f.Str("dep")) // a respec may have changed it
 		in.checkNotCompletedWhileReverted(key.Namespace, key.Name, target)
 		img := old
 		if ignore {
