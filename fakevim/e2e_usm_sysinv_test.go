@@ -32,7 +32,6 @@ func TestUSMReleases(t *testing.T) {
 	assert.Equal(t, "deployed", ga.State)
 	assert.Equal(t, "13.01.0", ga.SwVersion)
 	assert.True(t, ga.Unremovable)
-	assert.Equal(t, []string{"v1.32.2", "v1.33.0", "v1.34.1"}, ga.SupportedK8sVersions)
 	assert.Equal(t, []string{"starlingx-13.01.2"}, all[3].Requires)
 	assert.True(t, all[3].RebootRequired)
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/lunadas/upgrade-operator/simulator/starlingx"
@@ -19,6 +20,7 @@ func (s *Server) SysinvHandler() http.Handler {
 	mux.HandleFunc("GET /v1/kube_upgrade", s.listKubeUpgrades)
 	mux.HandleFunc("GET /v1/isystems", s.listSystems)
 	mux.HandleFunc("GET /v1/ihosts", s.listHosts)
+	mux.HandleFunc("GET /v1/ihosts/{id}", s.getHost)
 	mux.HandleFunc("PATCH /v1/ihosts/{id}", s.patchHost)
 	return s.api("sysinv", mux)
 }
@@ -78,17 +80,43 @@ func (s *Server) listSystems(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) listHosts(w http.ResponseWriter, _ *http.Request) {
 	out := []map[string]any{}
 	s.WithModel(func(m *starlingx.System, now time.Time) {
-		for _, h := range m.Hosts(now) {
-			caps := map[string]any{}
-			if p := h.ActivityCapability(); p != "" {
-				caps["Personality"] = p
-			}
-			out = append(out, map[string]any{"uuid": h.UUID, "hostname": h.Hostname, "personality": h.Personality,
-				"subfunctions": h.Subfunctions, "administrative": h.Administrative, "operational": h.Operational,
-				"availability": h.Availability, "capabilities": caps, "kubelet_version": h.KubeletVersion})
+		for i, h := range m.Hosts(now) {
+			out = append(out, hostJSON(i, h))
 		}
 	})
 	writeJSON(w, http.StatusOK, map[string]any{"ihosts": out})
+}
+
+// hostJSON is one host as host.py Host.convert_with_links shows the fields
+// the operator and cgtsclient read. id is the database id (Host.id, in
+// minimum_fields); cgtsclient's host-swact patches /v1/ihosts/{id}.
+func hostJSON(i int, h starlingx.Host) map[string]any {
+	caps := map[string]any{}
+	if p := h.ActivityCapability(); p != "" {
+		caps["Personality"] = p
+	}
+	return map[string]any{"id": i + 1, "uuid": h.UUID, "hostname": h.Hostname, "personality": h.Personality,
+		"subfunctions": h.Subfunctions, "administrative": h.Administrative, "operational": h.Operational,
+		"availability": h.Availability, "capabilities": caps, "kubelet_version": h.KubeletVersion}
+}
+
+// getHost serves GET /v1/ihosts/{id}: the uuid, the integer id or the
+// hostname (HostController.get_one; cgtsclient looks hosts up by name).
+func (s *Server) getHost(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var out map[string]any
+	s.WithModel(func(m *starlingx.System, now time.Time) {
+		for i, h := range m.Hosts(now) {
+			if h.UUID == id || h.Hostname == id || strconv.Itoa(i+1) == id {
+				out = hostJSON(i, h)
+			}
+		}
+	})
+	if out == nil {
+		writeSysinvFault(w, http.StatusNotFound, "Host "+id+" could not be found.")
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // patchHost accepts the swact action: [{"op":"replace","path":"/action","value":"swact"}].
@@ -103,8 +131,9 @@ func (s *Server) patchHost(w http.ResponseWriter, r *http.Request) {
 	var err error
 	s.WithModel(func(m *starlingx.System, now time.Time) {
 		name := id
-		for _, h := range m.Hosts(now) {
-			if h.UUID == id {
+		for i, h := range m.Hosts(now) {
+			// sysinv's db ihost_get takes the uuid or the integer id.
+			if h.UUID == id || strconv.Itoa(i+1) == id {
 				name = h.Hostname
 			}
 		}
@@ -121,10 +150,9 @@ func (s *Server) patchHost(w http.ResponseWriter, r *http.Request) {
 func (s *Server) listHostsOne(w http.ResponseWriter, id string) {
 	var out map[string]any
 	s.WithModel(func(m *starlingx.System, now time.Time) {
-		for _, h := range m.Hosts(now) {
-			if h.UUID == id || h.Hostname == id {
-				out = map[string]any{"uuid": h.UUID, "hostname": h.Hostname, "personality": h.Personality,
-					"capabilities": map[string]any{"Personality": h.ActivityCapability()}}
+		for i, h := range m.Hosts(now) {
+			if h.UUID == id || h.Hostname == id || strconv.Itoa(i+1) == id {
+				out = hostJSON(i, h)
 			}
 		}
 	})

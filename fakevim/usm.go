@@ -67,8 +67,8 @@ func (s *Server) getRelease(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, releaseJSON(x))
 }
 
-// releaseJSON is release_data.py to_query_dict, plus fakevim's
-// "supported_k8s_versions" (not in USM's answer; see README).
+// releaseJSON is release_data.py to_query_dict: nothing more (the model's
+// FeedKubeVersions is the release feed's content, which USM never serves).
 func releaseJSON(x starlingx.Release) map[string]any {
 	var component any
 	if x.Component != "" {
@@ -80,7 +80,7 @@ func releaseJSON(x starlingx.Release) map[string]any {
 		"install_instructions": x.InstallInstructions, "warnings": x.Warnings, "reboot_required": x.RebootRequired,
 		"prepatched_iso": x.PrepatchedISO, "preinstalled_patches": []string{}, "requires": nonNil(x.Requires),
 		"activation_scripts": []string{}, "metapackages": map[string]any{}, "pre_upgrade_deploy": map[string]any{},
-		"packages": nonNil(x.Packages), "supported_k8s_versions": nonNil(x.SupportedK8sVersions),
+		"packages": nonNil(x.Packages),
 	}
 }
 

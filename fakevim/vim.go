@@ -57,6 +57,11 @@ func (s *Server) getStrategy(w http.ResponseWriter, r *http.Request) {
 
 var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
+// getStrategyByUUID serves GET …/strategy/{uuid} as the real VIM does:
+// 400 for a malformed uuid (SwUpdateStrategyAPI.get_one), else 404 always:
+// get_one never sets the request's sw_update_type, so
+// vim_sw_update_api_get_strategy (_vim_sw_update_api_events.py) looks up
+// type "unknown", finds no strategy and answers NOT_FOUND.
 func (s *Server) getStrategyByUUID(w http.ResponseWriter, r *http.Request) {
 	if _, ok := strategyType(w, r); !ok {
 		return
@@ -66,14 +71,7 @@ func (s *Server) getStrategyByUUID(w http.ResponseWriter, r *http.Request) {
 		writeVIMFault(w, http.StatusBadRequest, "Invalid strategy uuid, uuid="+uuid)
 		return
 	}
-	var st starlingx.Strategy
-	var found bool
-	s.WithModel(func(m *starlingx.System, now time.Time) { st, found = m.StrategyByUUID(now, uuid) })
-	if !found {
-		writeVIMFault(w, http.StatusNotFound, "The resource could not be found.")
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"strategy": strategyJSON(st)})
+	writeVIMFault(w, http.StatusNotFound, "The resource could not be found.")
 }
 
 func (s *Server) currentStrategy(w http.ResponseWriter, _ *http.Request) {
@@ -105,7 +103,9 @@ func (s *Server) deleteStrategy(w http.ResponseWriter, r *http.Request) {
 		writeModelError(w, err)
 		return
 	}
-	w.WriteHeader(http.StatusNoContent)
+	// SwUpdateStrategyAPI.delete: wsexpose(None, …, status_code=httplib.OK):
+	// 200 with an empty body.
+	w.WriteHeader(http.StatusOK)
 }
 
 // writeModelError answers a model refusal with its status and reason.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/lunadas/upgrade-operator/simulator/starlingx"
@@ -60,6 +62,12 @@ func (s *Server) createStrategy(w http.ResponseWriter, r *http.Request) {
 		writeVIMFault(w, http.StatusBadRequest, msg)
 		return
 	}
+	if t == starlingx.KubeUpgrade {
+		if msg := kubeUpgradeRules(&body); msg != "" {
+			writeVIMFault(w, http.StatusBadRequest, msg)
+			return
+		}
+	}
 	req := starlingx.CreateRequest{
 		Type: t, ControllerApplyType: body.ControllerApplyType, StorageApplyType: body.StorageApplyType,
 		WorkerApplyType: body.WorkerApplyType, MaxParallelWorkerHosts: body.MaxParallelWorkerHosts,
@@ -112,6 +120,48 @@ func decodeCreate(r *http.Request, fields map[string]bool) (createBody, string) 
 	return body, ""
 }
 
+// kubeUpgradeRules applies KubeUpgradeStrategyAPI.post's own checks
+// (starlingx/nfv _sw_update_strategy.py): to-version is lower-cased and
+// gets a leading "v" when it has none; controller-apply-type (default
+// serial) must be serial. It returns the 400 fault string, or "".
+func kubeUpgradeRules(b *createBody) string {
+	b.ToVersion = strings.ToLower(b.ToVersion)
+	if !strings.HasPrefix(b.ToVersion, "v") {
+		b.ToVersion = "v" + b.ToVersion
+	}
+	if b.ControllerApplyType == "" {
+		b.ControllerApplyType = starlingx.ApplySerial
+	}
+	if b.ControllerApplyType != starlingx.ApplySerial {
+		return "controller-apply-type must be 'serial' for kube-upgrade"
+	}
+	return ""
+}
+
+// stageID reads the actions body's "stage-id" as wsme reads an int
+// attribute (SwUpdateStrategyActionData.stage_id): absent is unset, null
+// is None, a number or a string of digits is that number ("2" from the
+// sw-manager command line); anything else is a 400.
+func stageID(raw json.RawMessage, present bool) (id *int, set bool, fault string) {
+	if !present {
+		return nil, false, ""
+	}
+	if string(raw) == "null" {
+		return nil, true, ""
+	}
+	var n int
+	if err := json.Unmarshal(raw, &n); err == nil {
+		return &n, true, ""
+	}
+	var str string
+	if err := json.Unmarshal(raw, &str); err == nil {
+		if v, err := strconv.Atoi(strings.TrimSpace(str)); err == nil {
+			return &v, true, ""
+		}
+	}
+	return nil, true, fmt.Sprintf("Invalid input for field/attribute stage-id. Value: '%s'. Wrong type. Expected 'int'", strings.Trim(string(raw), `"`))
+}
+
 // strategyAction serves POST .../strategy/actions: apply-all, apply-stage,
 // abort, abort-stage; 202 with the strategy.
 func (s *Server) strategyAction(w http.ResponseWriter, r *http.Request) {
@@ -119,12 +169,26 @@ func (s *Server) strategyAction(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var body struct {
-		Action  string `json:"action"`
-		StageID *int   `json:"stage-id"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+	var raw map[string]json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
 		writeVIMFault(w, http.StatusBadRequest, "Request body is not a JSON object: "+err.Error())
+		return
+	}
+	var body struct {
+		Action  string
+		StageID *int
+	}
+	if a, ok := raw["action"]; ok {
+		if err := json.Unmarshal(a, &body.Action); err != nil {
+			writeVIMFault(w, http.StatusBadRequest, "Invalid input for field/attribute action. Value: '"+string(a)+"'.")
+			return
+		}
+	}
+	sraw, present := raw["stage-id"]
+	var stageSet bool
+	var fault string
+	if body.StageID, stageSet, fault = stageID(sraw, present); fault != "" {
+		writeVIMFault(w, http.StatusBadRequest, fault)
 		return
 	}
 	record(r).Action = body.Action
@@ -134,13 +198,13 @@ func (s *Server) strategyAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	stage := body.StageID
-	if body.Action == "apply-stage" || body.Action == "abort-stage" {
-		if stage == nil {
-			writeVIMFault(w, http.StatusBadRequest, "No stage-id received")
-			return
-		}
-	} else {
-		stage = nil
+	// SwUpdateStrategyActionAPI.post: only an absent stage-id is refused
+	// for the -stage actions; null is None, which the VIM takes as "the
+	// whole strategy" (sw-manager … abort without --stage-id sends
+	// abort-stage with null).
+	if (body.Action == "apply-stage" || body.Action == "abort-stage") && !stageSet {
+		writeVIMFault(w, http.StatusBadRequest, "No stage-id received")
+		return
 	}
 	var st starlingx.Strategy
 	var err error

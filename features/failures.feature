@@ -40,7 +40,7 @@ Feature: Failures are reported, named and never followed by the API write
     And no Deployment image is written
 
   @real @C12
-  Scenario: C12 the worker Deployment does not exist, then the spec is fixed
+  Scenario: C12 the worker Deployment does not exist, then the upgrade is recreated
     Given a worker Deployment with 1 replica, pods ready after 2s and terminating in 2s
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
     And the Deployments are rolled out
@@ -48,8 +48,9 @@ Feature: Failures are reported, named and never followed by the API write
     Then the phase becomes "Failed" within 30 seconds
     And the message names the worker Deployment "job-wroker"
     And no Deployment image is written
-    When the upgrade "upgrade-v2" is changed to the worker Deployment "job-worker"
-    Then the phase becomes "Completed" within 5 minutes
+    Then changing the upgrade "upgrade-v2" to the worker Deployment "job-worker" is refused with a message containing "deploymentRef is immutable"
+    When the upgrade "upgrade-v2" is deleted and "upgrade-v2b" is applied with the worker Deployment "job-worker"
+    Then the phase of "upgrade-v2b" becomes "Completed" within 5 minutes
     And each Deployment image was written once
     And the API image is never written while an old worker pod exists
 
@@ -64,3 +65,32 @@ Feature: Failures are reported, named and never followed by the API write
     Then the phase becomes "Completed" within 5 minutes
     And the status shows the worker image "job-worker:v2.0.0" and the API image "job-api:v2.0.0"
     And the API image is never written while an old worker pod exists
+
+  @real @stale-deadline
+  Scenario: a spec corrected back to the running image after the progress deadline fired completes
+    The real Deployment controller publishes the corrected generation as
+    observed while still carrying the failed ReplicaSet's deadline (no
+    progress is counted when the old ReplicaSet becomes the new one again):
+    that condition is not about the current template and is ignored.
+    Given a worker Deployment with 1 replica, surge 1, unavailable 0, a progress deadline of 10s, pods ready after 2s and terminating in 2s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied with the worker image "registry.example.com/job-worker:does-not-exist"
+    Then the phase becomes "Failed" within 30 seconds
+    When the worker's progress deadline has passed
+    And the upgrade "upgrade-v2" is changed back to the worker's running image
+    Then the phase becomes "Completed" within 2 minutes
+    And the worker Deployment was seen at its new generation with the previous ReplicaSet's progress deadline
+    And the API image is never written while an old worker pod exists
+
+  @real @recovery
+  Scenario: a rollout that exceeded its progress deadline and then completes recovers the upgrade
+    Given a worker Deployment with 1 replica, surge 1, unavailable 0, a progress deadline of 5s, pods ready after 15s and terminating in 2s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied
+    Then the phase becomes "Failed" within 30 seconds
+    And the message contains "progress deadline"
+    And the phase becomes "Completed" within 2 minutes
+    And the API image is never written while an old worker pod exists
+    And each Deployment image was written once

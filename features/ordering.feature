@@ -43,6 +43,20 @@ Feature: The API is upgraded only after every old worker pod is gone
     And while the worker's status showed 3 replicas, 1 updated and 3 available, the upgrade was "WaitingForWorkers" and the API image was not written
     And the API image is never written while an old worker pod exists
 
+  @real @sidecar @mutants
+  Scenario: a worker whose first container is a sidecar
+    Its pods list the proxy first and the worker second; old and new pods
+    run the same proxy image. Which pods are old is told by their
+    pod-template-hash, not by one container's image.
+    Given a worker Deployment with 3 replicas, surge 1, unavailable 0, containers "proxy" and "worker", pods ready after 2s, a grace period of 10s and terminating in 6s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied with the worker container "worker"
+    Then the phase becomes "Completed" within 5 minutes
+    And the API image is never written while an old worker pod exists or terminates
+    And the API image is written within 2 seconds after the last old worker pod is deleted
+    And each Deployment image was written once
+
   @real @C05
   Scenario: C05 a worker with the Recreate strategy
     Given a worker Deployment with 2 replicas, the Recreate strategy, pods ready after 2s and terminating in 5s

@@ -13,7 +13,7 @@ Feature: Platform upgrades: the seed's usage examples
 
   Scenario: the system Upgrade is bootstrapped from the live system
     Then the system Upgrade has spec.release "starlingx-13.01.0 / v1.33.0"
-    And the status shows release "starlingx-13.01.0 / v1.33.0", system mode "duplex", 5 uploaded product releases and 4 Kubernetes versions
+    And the status shows release "starlingx-13.01.0 / v1.33.0", system mode "duplex", 5 uploaded product releases and 3 Kubernetes versions
     And the condition Ready is True
     And the VIM holds no strategy
 
@@ -40,9 +40,18 @@ Feature: Platform upgrades: the seed's usage examples
     And the system runs "starlingx-27.03.0 / v1.34.1"
     And the operator created the strategies "sw-deploy(starlingx-13.01.1) → kube-upgrade(v1.34.1) → sw-deploy(starlingx-13.01.2) → sw-deploy(starlingx-27.03.0)"
 
-  Scenario: the major example from Kubernetes v1.33.0 is refused: 27.03 does not run v1.33.0
-    When the user tries to patch the system Upgrade with '{"spec":{"release":{"platform":"starlingx-27.03.0"}}}'
-    Then the patch is refused with "Kubernetes version 'v1.33.0' is not supported by product release 'starlingx-27.03.0' (it supports v1.34.1, v1.35.0)"
+  # USM's release records name no Kubernetes versions; only the deploy
+  # precheck reads 27.03's from its feed (deploy-precheck _check_kube_version).
+  Scenario: the major example from Kubernetes v1.33.0: only the deploy precheck can tell 27.03 does not run v1.33.0
+    When the user patches the system Upgrade with '{"spec":{"release":{"platform":"starlingx-27.03.0"},"deployPolicy":{"dryRun":true}}}'
+    Then the deploy plan is "sw-deploy(starlingx-13.01.2) → sw-deploy(starlingx-27.03.0)"
+    And step 2 of the deploy plan is checked "checked at precheck: the USM deploy precheck refuses 'starlingx-27.03.0' unless its feed includes the active Kubernetes v1.33.0"
+    When the user patches the system Upgrade with '{"spec":{"deployPolicy":{"dryRun":false}}}'
+    Then within 6 hours the status is "Build Failed" with a reason containing "Upgrade active kubernetes version [v1.33.0] to one of the supported versions [v1.34.1, v1.35.0]"
+    And the system runs "starlingx-13.01.2 / v1.33.0"
+    When the user patches the system Upgrade with '{"spec":{"release":{"kubernetes":"v1.34.1"}}}'
+    Then the deployment completes within 6 hours
+    And the system runs "starlingx-27.03.0 / v1.34.1"
 
   Scenario: the abort example during a deployment from starlingx-13.01.0 / v1.33.0
     When the user patches the system Upgrade with '{"spec":{"release":{"platform":"starlingx-13.01.2","kubernetes":"v1.34.1"}}}'

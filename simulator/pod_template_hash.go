@@ -40,3 +40,11 @@ func replicaSetName(deployment, hash string) string {
 	}
 	return deployment + "-" + hash
 }
+
+// PodTemplateHash is the simulator's pod-template-hash of template at
+// collisionCount, the label its Deployment controller model gives the
+// ReplicaSet and pods of that template (see podTemplateHash): what an event
+// log recorder of a simulated cluster computes for a Deployment write.
+func PodTemplateHash(template *corev1.PodTemplateSpec, collisionCount *int32) string {
+	return podTemplateHash(template, collisionCount)
+}

@@ -48,7 +48,8 @@ func newCommand() *cobra.Command {
 			if verbose {
 				logs = os.Stderr
 			}
-			ctrl.SetLogger(zap.New(zap.WriteTo(logs)))
+			errs := &realcluster.ErrorCounter{W: logs}
+			ctrl.SetLogger(zap.New(zap.WriteTo(errs)))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			cp, err := controlplane.Start(ctx, controlplane.Options{KeepLogs: keep})
@@ -68,7 +69,8 @@ func newCommand() *cobra.Command {
 			if runErr != nil {
 				return runErr
 			}
-			fmt.Printf("OK: demo upgrade completed in %s on the local control plane; no ordering violation\n", res.Elapsed.Round(time.Millisecond))
+			fmt.Printf("OK: demo upgrade completed in %s on the local control plane; no ordering violation; %d %q log entries\n",
+				res.Elapsed.Round(time.Millisecond), errs.Count(), realcluster.ReconcilerErrorMarker)
 			return nil
 		},
 	}

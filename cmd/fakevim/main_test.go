@@ -73,7 +73,7 @@ func TestConfigFileAndFaultFlags(t *testing.T) {
 	file := filepath.Join(dir, "system.json")
 	require.NoError(t, os.WriteFile(file, []byte(`{
 	  "Mode": "duplex", "Workers": 1,
-	  "Releases": [{"ID": "starlingx-24.09.0", "State": "deployed", "SupportedK8sVersions": ["v1.29.2"]}],
+	  "Releases": [{"ID": "starlingx-24.09.0", "State": "deployed", "FeedKubeVersions": ["v1.29.2"]}],
 	  "DeployedRelease": "starlingx-24.09.0",
 	  "KubeVersions": [{"Version": "v1.29.2"}], "ActiveKubeVersion": "v1.29.2"
 	}`), 0o600))

@@ -28,6 +28,12 @@ const (
 	ReasonImageChanged       = "ImageChanged"
 	ReasonRolloutFailed      = "RolloutFailed"
 	ReasonProgressing        = "Progressing"
+	// ReasonRecovered: a component Failed by its rollout was later observed
+	// fully rolled out at its target image; the upgrade resumes.
+	ReasonRecovered = "RolloutRecovered"
+	// ReasonDeploymentPaused: a component's Deployment is paused
+	// (spec.paused); nothing moves until someone resumes it.
+	ReasonDeploymentPaused = "DeploymentPaused"
 )
 
 // Component is one component of a graph upgrade as the reconciler found it.
@@ -108,7 +114,8 @@ func Decide(g Graph) Plan {
 	if u.Generation != st.ObservedGeneration && st.Phase != "" {
 		return restart(g, ReasonSpecChanged, fmt.Sprintf("Spec changed (generation %d): starting over", u.Generation))
 	}
-	if st.Phase.Terminal() && !(st.Phase == v1beta1.PhaseCompleted && anyReverted(g)) {
+	recovered := recoveries(g)
+	if st.Phase.Terminal() && len(recovered) == 0 && !(st.Phase == v1beta1.PhaseCompleted && anyReverted(g)) {
 		return keep(g, terminalReasonOf(u), st.Message)
 	}
 	if errs := Validate(u); len(errs) > 0 {
@@ -138,10 +145,20 @@ func Decide(g Graph) Plan {
 	for i, c := range g.Components {
 		index[c.Spec.Name] = i
 		p.Components[i] = ComponentStep{Name: c.Spec.Name, Wave: waves[c.Spec.Name], Phase: phaseOf(st, c.Spec.Name)}
+		if len(recovered) > 0 && p.Components[i].Phase == v1beta1.ComponentBlocked {
+			p.Components[i].Phase = v1beta1.ComponentPending // re-judged against its dependencies below
+		}
 	}
 	changed := ""
 	for _, i := range waveOrder(p.Components) {
 		before := p.Components[i].Phase
+		if recovered[p.Components[i].Name] {
+			cs := &p.Components[i]
+			cs.Phase, cs.Reason = v1beta1.ComponentRolled, ReasonRecovered
+			cs.Message = "Rolled out after its rollout had failed, every old pod gone: " + g.Components[i].Key.String() + " runs " + g.Components[i].Spec.Image
+			changed = ReasonRecovered
+			continue
+		}
 		step(g, &p, i, index)
 		if p.Components[i].Phase != before && changed == "" {
 			changed = p.Components[i].Reason
@@ -149,6 +166,39 @@ func Decide(g Graph) Plan {
 	}
 	summarize(&p, changed)
 	return p
+}
+
+// recoveries names the components to take out of Failed: the upgrade is
+// Failed by a rollout failure (not a configuration error, which stays
+// terminal until the spec changes), for the generation it recorded, no
+// older upgrade holds its Deployments, and the component, recorded
+// Failed, is now observed at its target image and fully rolled out (the
+// image was pushed afterwards, the quota raised, or the failure was judged
+// on a condition that was not about the current template). Its dependents
+// then proceed.
+func recoveries(g Graph) map[string]bool {
+	u := g.Upgrade
+	if !MayRecover(u) || g.ClaimedBy != "" || len(g.Components) == 0 || len(Validate(u)) > 0 {
+		return nil
+	}
+	var out map[string]bool
+	for _, c := range g.Components {
+		if c.ConfigError == nil && u.Status.Component(c.Spec.Name).Phase == v1beta1.ComponentFailed && c.rolledNow() {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[c.Spec.Name] = true
+		}
+	}
+	return out
+}
+
+// MayRecover reports whether u is Failed by a rollout failure for its
+// current generation, so the reconciler keeps observing its Deployments
+// for a recovery (configuration errors and Completed are not observed).
+func MayRecover(u *v1beta1.ApplicationUpgrade) bool {
+	return u.Status.Phase == v1beta1.PhaseFailed && u.Generation == u.Status.ObservedGeneration &&
+		terminalReasonOf(u) != ReasonConfigError
 }
 
 // step decides component i, reading the already decided phases of its
@@ -243,6 +293,8 @@ func waitForRollout(g Graph, c Component, set func(v1beta1.ComponentPhase, strin
 		set(v1beta1.ComponentFailed, ReasonRolloutFailed, fmt.Sprintf("Rollout of %s failed: %s", c.Key, c.Rollout.Message))
 	case c.Rollout.State == rollout.Rolled:
 		set(v1beta1.ComponentRolled, ReasonRolledOut, "Rolled out, every old pod gone")
+	case c.Rollout.Reason == rollout.ReasonDeploymentPaused:
+		set(v1beta1.ComponentRollingOut, ReasonDeploymentPaused, "Waiting for a person: "+c.Rollout.Message)
 	default:
 		set(v1beta1.ComponentRollingOut, ReasonRolling, "Waiting for the rollout to complete: "+c.Rollout.Message)
 	}
@@ -310,9 +362,25 @@ func summarize(p *Plan, changedReason string) {
 			p.Reason = ReasonConfigError
 		}
 	default:
-		p.Phase, p.Reason = v1beta1.PhaseProgressing, cmp.Or(changedReason, ReasonProgressing)
+		p.Phase, p.Reason = v1beta1.PhaseProgressing, cmp.Or(waitingReason(p.Components), changedReason, ReasonProgressing)
 		p.Message = progressMessage(p.Components, active, failed)
 	}
+}
+
+// WaitingReasons are the reasons of states that wait on a person, not on
+// the cluster: the upgrade's Ready and Progressing conditions carry them
+// (so kubectl wait, kstatus and Flux show why) and the reconciler emits a
+// Warning event when one starts.
+var WaitingReasons = map[string]bool{ReasonDeploymentPaused: true, ReasonDeploymentClaimed: true}
+
+// waitingReason is the first component's waiting reason, or "".
+func waitingReason(cs []ComponentStep) string {
+	for _, c := range cs {
+		if WaitingReasons[c.Reason] {
+			return c.Reason
+		}
+	}
+	return ""
 }
 
 func progressMessage(cs []ComponentStep, active, failed []string) string {

@@ -10,10 +10,12 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/appupgrade"
@@ -88,6 +90,13 @@ func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.R
 		return ctrl.Result{}, werr
 	}
 	if err := r.patchStatus(ctx, &u, g, plan, written); err != nil {
+		if werr == nil && apierrors.IsConflict(err) {
+			// The upgrade changed since it was read (routine: its own
+			// previous status patch had not reached the cache yet). Retry
+			// with back-off, quietly: "Reconciler error" is for real faults.
+			log.FromContext(ctx).V(1).Info("applicationupgrade changed since it was read; retrying", "error", err.Error())
+			return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // rate-limited requeue, honoured by controller-runtime
+		}
 		return ctrl.Result{}, errors.Join(werr, err)
 	}
 	return ctrl.Result{}, werr

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -386,7 +387,9 @@ func TestShortImage(t *testing.T) {
 		"job-api:v1":              "job-api:v1",
 		"nginx":                   "nginx",
 		"ghcr.io/a/b@sha256:0123": "b@sha256:0123",
-		"localhost:5000/x/y:tag@sha256:0123/notapath": "y:tag@sha256:0123/notapath",
+		"localhost:5000/x/y:tag@sha256:0123/notapath":                                        "y:tag@sha256:0123/notapath",
+		"registry.example.com/job-worker@sha256:" + strings.Repeat("0123456789abcdef", 4):    "job-worker@sha256:0123456789ab",
+		"registry.example.com/job-worker:v2@sha256:" + strings.Repeat("fedcba9876543210", 4): "job-worker:v2@sha256:fedcba987654",
 	} {
 		assert.Equal(t, want, ShortImage(in), in)
 	}

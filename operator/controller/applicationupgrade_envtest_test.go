@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
@@ -240,10 +241,10 @@ func TestEnvtestStuckWorkerFailsThenRecovers(t *testing.T) {
 			})
 		}, []string{"worker: Rollout of ", "/job-worker failed", "ErrImagePull"}},
 		{"progress deadline exceeded", func(w *envWorld) {
+			rs := w.newReplicaSet(w.deployment("job-worker"))
 			w.setStatus("job-worker", func(d *appsv1.Deployment, s *appsv1.DeploymentStatus) {
 				*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
-					Conditions: []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse,
-						Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "x" has timed out progressing.`}}}
+					Conditions: []appsv1.DeploymentCondition{timedOut(rs.Name)}}
 			})
 		}, []string{"/job-worker failed", "exceeded its progress deadline"}},
 	} {
@@ -435,4 +436,107 @@ func TestEnvtestKstatusInProgressBeforeFirstReconcile(t *testing.T) {
 	res, err := status.Compute(obj)
 	require.NoError(t, err)
 	assert.Equal(t, status.InProgressStatus, res.Status, "after the first status write: %s", res.Message)
+}
+
+// timedOut is the Progressing condition the Deployment controller sets when
+// ReplicaSet rs misses its deadline (progress.go syncRolloutStatus).
+func timedOut(rs string) appsv1.DeploymentCondition {
+	return appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse,
+		Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "` + rs + `" has timed out progressing.`}
+}
+
+// TestEnvtestStaleDeadlineAfterCorrectionCompletes plays, by hand, the
+// window the real Deployment controller publishes when a spec goes back to
+// an existing ReplicaSet after a deadline fired: the new generation
+// observed, counters that did not move, and the old Progressing=False
+// condition naming the failed ReplicaSet (k8s.io/kubernetes
+// pkg/controller/deployment/progress.go syncRolloutStatus: no progress →
+// DeploymentTimedOut keeps the condition). The upgrade must not fail on it,
+// and completes.
+func TestEnvtestStaleDeadlineAfterCorrectionCompletes(t *testing.T) {
+	const bad = "registry.example.com/job-worker:does-not-exist"
+	w := newEnvWorld(t)
+	w.setUpRolledOut(1)
+	w.createUpgrade("upgrade-v2", bad, apiV2, nil)
+	w.reconcileUntil("upgrade-v2", v1.PhaseWaitingForWorkers, 3)
+	badRS := w.newReplicaSet(w.deployment("job-worker"))
+	badPod := w.createPods(badRS, 1)[0]
+	w.setStatus("job-worker", func(d *appsv1.Deployment, s *appsv1.DeploymentStatus) {
+		*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
+			Conditions: []appsv1.DeploymentCondition{timedOut(badRS.Name)}}
+	})
+	require.Equal(t, v1.PhaseFailed, w.reconcile("upgrade-v2"))
+
+	u := w.upgrade("upgrade-v2")
+	u.Spec.Worker.Image = workerV1 // back to the running image
+	require.NoError(t, w.c.Update(w.ctx, u))
+	w.reconcileUntil("upgrade-v2", v1.PhaseWaitingForWorkers, 3)
+	require.Equal(t, workerV1, imageOf(w.deployment("job-worker"), "worker"))
+	// The window: generation observed, the v1 ReplicaSet is the new one
+	// again (1 updated), the bad pod still there, the old deadline kept.
+	w.setStatus("job-worker", func(d *appsv1.Deployment, s *appsv1.DeploymentStatus) {
+		*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
+			Conditions: []appsv1.DeploymentCondition{timedOut(badRS.Name)}}
+	})
+	for range 3 {
+		assert.Equal(t, v1.PhaseWaitingForWorkers, w.reconcile("upgrade-v2"), "a deadline naming another ReplicaSet is not a failure")
+	}
+	var p corev1.Pod
+	require.NoError(t, w.c.Get(w.ctx, w.key(badPod), &p))
+	require.NoError(t, w.c.Delete(w.ctx, &p))
+	w.rollOut("job-worker", false)
+	w.reconcileUntil("upgrade-v2", v1.PhaseWaitingForAPI, 3)
+	assert.Equal(t, apiV2, imageOf(w.deployment("job-api"), "api"))
+	w.rollOut("job-api", false)
+	assert.Equal(t, v1.PhaseCompleted, w.reconcile("upgrade-v2"))
+}
+
+// TestEnvtestFailedRolloutRecovers: a worker Failed at its progress
+// deadline whose Deployment later rolls out completely at the target image
+// leaves Failed (RolloutRecovered), and the API is then written.
+func TestEnvtestFailedRolloutRecovers(t *testing.T) {
+	w := newEnvWorld(t)
+	w.setUpRolledOut(1)
+	w.createUpgrade("upgrade-v2", workerV2, apiV2, nil)
+	w.reconcileUntil("upgrade-v2", v1.PhaseWaitingForWorkers, 3)
+	rs := w.newReplicaSet(w.deployment("job-worker"))
+	w.setStatus("job-worker", func(d *appsv1.Deployment, s *appsv1.DeploymentStatus) {
+		*s = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
+			Conditions: []appsv1.DeploymentCondition{timedOut(rs.Name)}}
+	})
+	require.Equal(t, v1.PhaseFailed, w.reconcile("upgrade-v2"))
+	assert.Equal(t, v1.PhaseFailed, w.reconcile("upgrade-v2"), "still rolling: stays Failed")
+	w.rollOut("job-worker", false)
+	assert.Equal(t, v1.PhaseUpgradingAPI, w.reconcile("upgrade-v2"))
+	u := w.upgrade("upgrade-v2")
+	assert.Equal(t, metav1.ConditionFalse, conditionStatus(u, v1.ConditionStalled))
+	assert.Equal(t, v1.PhaseWaitingForAPI, w.reconcile("upgrade-v2"))
+	w.rollOut("job-api", false)
+	assert.Equal(t, v1.PhaseCompleted, w.reconcile("upgrade-v2"))
+}
+
+// TestEnvtestDeploymentRefIsImmutable: the API server refuses a changed
+// deploymentRef in both versions (CEL self == oldSelf), with the rule's
+// message; other spec changes pass.
+func TestEnvtestDeploymentRefIsImmutable(t *testing.T) {
+	w := newEnvWorld(t)
+	w.setUpRolledOut(1)
+	w.createUpgrade("upgrade-v2", workerV2, apiV2, nil)
+
+	alpha := w.upgrade("upgrade-v2")
+	alpha.Spec.Worker.DeploymentRef.Name = "job-worker-2"
+	err := w.c.Update(w.ctx, alpha)
+	require.True(t, apierrors.IsInvalid(err), "v1alpha1: %v", err)
+	assert.Contains(t, err.Error(), "deploymentRef is immutable")
+
+	var beta v1beta1.ApplicationUpgrade
+	require.NoError(t, w.c.Get(w.ctx, w.key("upgrade-v2"), &beta))
+	beta.Spec.Components[1].DeploymentRef.Namespace = "elsewhere"
+	err = w.c.Update(w.ctx, &beta)
+	require.True(t, apierrors.IsInvalid(err), "v1beta1: %v", err)
+	assert.Contains(t, err.Error(), "deploymentRef is immutable")
+
+	require.NoError(t, w.c.Get(w.ctx, w.key("upgrade-v2"), &beta))
+	beta.Spec.Components[0].Image = workerV1
+	require.NoError(t, w.c.Update(w.ctx, &beta), "an image change is allowed")
 }

@@ -19,18 +19,23 @@ import (
 )
 
 // observeGraph reads every component of u. A terminal upgrade whose spec
-// has not changed is not observed: Decide keeps its phases.
+// has not changed is not observed — Decide keeps its phases — except one
+// Failed by a rollout failure, which recovers when its Deployment is later
+// seen fully rolled out (appupgrade.MayRecover).
 func (r *ApplicationUpgradeReconciler) observeGraph(ctx context.Context, u *v1beta1.ApplicationUpgrade) (appupgrade.Graph, error) {
 	g := appupgrade.Graph{Upgrade: u}
 	if u.Status.Phase.Terminal() && u.Generation == u.Status.ObservedGeneration {
-		// A Completed upgrade is observed for reverts (Decide reports one),
-		// unless a newer upgrade references one of its Deployments: that
-		// one's image is not a revert.
-		if u.Status.Phase != v1beta1.PhaseCompleted {
+		switch {
+		case appupgrade.MayRecover(u):
+		case u.Status.Phase == v1beta1.PhaseCompleted:
+			// A Completed upgrade is observed for reverts (Decide reports
+			// one), unless a newer upgrade references one of its
+			// Deployments: that one's image is not a revert.
+			if newer, err := r.supersededBy(ctx, u); err != nil || newer {
+				return g, err
+			}
+		default:
 			return g, nil
-		}
-		if newer, err := r.supersededBy(ctx, u); err != nil || newer {
-			return g, err
 		}
 	}
 	for i := range u.Spec.Components {

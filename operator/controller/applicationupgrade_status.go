@@ -90,7 +90,8 @@ func phasesChanged(prev, next v1beta1.ApplicationUpgradeStatus) bool {
 }
 
 // transitionEvents emits the events users watch for: RolledOut per
-// component reaching Rolled, Completed and Failed (image writes emit
+// component reaching Rolled (RolloutRecovered too when it leaves Failed),
+// Completed and Failed (image writes emit
 // ImageWritten). A v1alpha1-shaped upgrade keeps v1alpha1's reasons (see
 // legacyShape).
 func (r *ApplicationUpgradeReconciler) transitionEvents(u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan appupgrade.Plan, reason string) {
@@ -101,9 +102,15 @@ func (r *ApplicationUpgradeReconciler) transitionEvents(u *v1beta1.ApplicationUp
 		if step.Phase != v1beta1.ComponentRolled || u.Status.Component(step.Name).Phase == v1beta1.ComponentRolled {
 			continue
 		}
+		if step.Reason == appupgrade.ReasonRecovered {
+			r.event(u, corev1.EventTypeNormal, appupgrade.ReasonRecovered, "Component "+step.Name+": "+step.Message)
+		}
 		if evReason, note := rolledOutEvent(u, g, step.Name); evReason != "" {
 			r.event(u, corev1.EventTypeNormal, evReason, note)
 		}
+	}
+	if appupgrade.WaitingReasons[reason] && readyReason(u) != reason {
+		r.event(u, corev1.EventTypeWarning, reason, plan.Message)
 	}
 	if plan.Phase == u.Status.Phase {
 		return
@@ -114,6 +121,14 @@ func (r *ApplicationUpgradeReconciler) transitionEvents(u *v1beta1.ApplicationUp
 	case v1beta1.PhaseFailed:
 		r.event(u, corev1.EventTypeWarning, "Failed", reason+": "+plan.Message)
 	}
+}
+
+// readyReason is the reason of u's recorded Ready condition, or "".
+func readyReason(u *v1beta1.ApplicationUpgrade) string {
+	if c := meta.FindStatusCondition(u.Status.Conditions, v1beta1.ConditionReady); c != nil {
+		return c.Reason
+	}
+	return ""
 }
 
 // rolledOutEvent is the reason and note of the event for component name
@@ -134,22 +149,31 @@ func rolledOutEvent(u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, name stri
 	return ReasonComponentRolledOut, fmt.Sprintf("Component %s rolled out on deployment %s, every old pod gone", name, key)
 }
 
-// ShortImage drops the registry and repository path of an image reference:
-// "registry.example.com/team/job-worker:v2.0.0" → "job-worker:v2.0.0".
-// Digests are kept ("job-worker@sha256:…").
+// ShortImage drops the registry and repository path of an image reference
+// and abbreviates a digest to its algorithm and first 12 hex digits, as
+// `docker images` shows image IDs:
+//
+//	"registry.example.com/team/job-worker:v2.0.0" → "job-worker:v2.0.0"
+//	"registry.example.com/job-worker@sha256:0123…(64 hex)" → "job-worker@sha256:0123456789ab"
+//	"job-worker:v2@sha256:0123…" → "job-worker:v2@sha256:0123456789ab"
+//
+// The full reference stays in status image.
 func ShortImage(image string) string {
-	ref := image
-	if at := strings.Index(ref, "@"); at >= 0 {
-		if slash := strings.LastIndex(ref[:at], "/"); slash >= 0 {
-			return ref[slash+1:]
-		}
+	ref, digest, hasDigest := strings.Cut(image, "@")
+	if slash := strings.LastIndex(ref, "/"); slash >= 0 {
+		ref = ref[slash+1:]
+	}
+	if !hasDigest {
 		return ref
 	}
-	if slash := strings.LastIndex(ref, "/"); slash >= 0 {
-		return ref[slash+1:]
+	if alg, hex, ok := strings.Cut(digest, ":"); ok && len(hex) > shortDigest && strings.Trim(hex, "0123456789abcdef") == "" {
+		digest = alg + ":" + hex[:shortDigest]
 	}
-	return ref
+	return ref + "@" + digest
 }
+
+// shortDigest is how many hex digits of a digest ShortImage keeps.
+const shortDigest = 12
 
 // conditionReason is the plan's reason, with v1alpha1's per-component
 // rollout failure reasons for a v1alpha1-shaped upgrade.

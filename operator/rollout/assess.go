@@ -28,10 +28,16 @@ type Options struct {
 //
 //  1. status.observedGeneration >= metadata.generation (else every other
 //     status field describes the previous spec);
-//  2. failure: Progressing=False/ProgressDeadlineExceeded, ReplicaFailure=True,
-//     or a new pod waiting in ErrImagePull, ImagePullBackOff, InvalidImageName,
-//     CreateContainerConfigError, ErrImageNeverPull, or CrashLoopBackOff with
-//     at least Options.MaxRestarts restarts;
+//  2. failure, judged only on evidence about the current template:
+//     Progressing=False/ProgressDeadlineExceeded unless its message names
+//     another ReplicaSet than the new one, ReplicaFailure=True unless an old
+//     ReplicaSet (and not the new one) carries it, or a pod of the new
+//     pod-template-hash waiting in ErrImagePull, ImagePullBackOff,
+//     InvalidImageName, CreateContainerConfigError, ErrImageNeverPull, or
+//     CrashLoopBackOff with at least Options.MaxRestarts restarts. A
+//     condition left over from an earlier template is ignored: the real
+//     controller publishes one at the new observedGeneration when a spec
+//     goes back to an existing ReplicaSet (failure.go, deploymentFailure);
 //  3. updatedReplicas == replicas == availableReplicas == spec.replicas, in the
 //     order `kubectl rollout status` checks them
 //     (k8s.io/kubectl/pkg/polymorphichelpers/rollout_status.go);
@@ -57,7 +63,7 @@ func Assess(d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods []corev1.Pod, op
 		newHash = newRS.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
 	}
 	mine := ownedPods(owned, pods)
-	if v, bad := deploymentFailure(d); bad {
+	if v, bad := deploymentFailure(d, owned, newRS); bad {
 		return v
 	}
 	if v, bad := podFailure(mine, newHash, opts); bad {

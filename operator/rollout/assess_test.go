@@ -74,6 +74,17 @@ func (f *fixture) condition(t appsv1.DeploymentConditionType, s corev1.Condition
 	f.d.Status.Conditions = append(f.d.Status.Conditions, appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: "msg"})
 }
 
+func (f *fixture) conditionMsg(t appsv1.DeploymentConditionType, s corev1.ConditionStatus, reason, msg string) {
+	f.d.Status.Conditions = append(f.d.Status.Conditions, appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: msg})
+}
+
+// rsFailure gives ReplicaSet i a ReplicaFailure=True condition, as the
+// ReplicaSet controller sets it when pod creation is refused.
+func (f *fixture) rsFailure(i int) {
+	f.rss[i].Status.Conditions = append(f.rss[i].Status.Conditions, appsv1.ReplicaSetCondition{
+		Type: appsv1.ReplicaSetReplicaFailure, Status: corev1.ConditionTrue, Reason: "FailedCreate", Message: "exceeded quota"})
+}
+
 func TestAssess(t *testing.T) {
 	now := metav1.NewTime(time.Date(2026, 1, 1, 0, 5, 0, 0, time.UTC))
 	cases := []struct {
@@ -147,6 +158,29 @@ func TestAssess(t *testing.T) {
 		{"ReplicaFailure", func(f *fixture) {
 			f.condition(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate")
 		}, Failed, ReasonReplicaFailure},
+		{"progress deadline naming the new ReplicaSet fails", func(f *fixture) {
+			f.conditionMsg(appsv1.DeploymentProgressing, corev1.ConditionFalse, ReasonProgressDeadlineExceed, `ReplicaSet "job-worker-new" has timed out progressing.`)
+			f.d.Status.AvailableReplicas = 2
+		}, Failed, ReasonProgressDeadlineExceed},
+		{"stale window: spec back to an existing ReplicaSet, deadline still names the previous one", func(f *fixture) {
+			// progress.go syncRolloutStatus: no progress counted, DeploymentTimedOut
+			// keeps the old condition at the new observedGeneration.
+			f.conditionMsg(appsv1.DeploymentProgressing, corev1.ConditionFalse, ReasonProgressDeadlineExceed, `ReplicaSet "job-worker-bad" has timed out progressing.`)
+			f.d.Status.Replicas = 4
+			f.addPod("old", false)
+			f.waiting(len(f.pods)-1, "ErrImagePull", 0) // the bad template's pod, being scaled away
+		}, Progressing, ReasonOldReplicasPending},
+		{"stale window: deadline message of a Deployment without new ReplicaSet while one exists now", func(f *fixture) {
+			f.conditionMsg(appsv1.DeploymentProgressing, corev1.ConditionFalse, ReasonProgressDeadlineExceed, `Deployment "job-worker" has timed out progressing.`)
+		}, Rolled, ReasonRolled},
+		{"ReplicaFailure carried by the new ReplicaSet fails", func(f *fixture) {
+			f.condition(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate")
+			f.rsFailure(1)
+		}, Failed, ReasonReplicaFailure},
+		{"ReplicaFailure lifted from an old ReplicaSet is not about the new template", func(f *fixture) {
+			f.condition(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate")
+			f.rsFailure(0)
+		}, Rolled, ReasonRolled},
 		{"C07 scaled from 0 with a bad image: no deadline condition, pods say why", func(f *fixture) {
 			f.d.Status = appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 3, UpdatedReplicas: 3}
 			for i := range f.pods {

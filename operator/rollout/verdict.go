@@ -1,6 +1,12 @@
 // Package rollout decides, from observed objects only, whether a Deployment
 // is fully rolled out: the new template runs everywhere and every old pod is
 // gone. It holds no client and no clock.
+//
+// A failure is judged only on evidence about the current template: a
+// ProgressDeadlineExceeded condition whose message names another
+// ReplicaSet, a ReplicaFailure lifted from an old ReplicaSet, and failing
+// pods of an older pod-template-hash are ignored (see deploymentFailure for
+// the real controller's window that makes this necessary).
 package rollout
 
 import "fmt"

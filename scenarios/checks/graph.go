@@ -45,8 +45,7 @@ func Edges(u *v1beta1.ApplicationUpgrade) []Edge {
 			e := Edge{Dependency: d, Dependent: c.Name, Pair: Pair{Namespace: c.DeploymentNamespace(u.Namespace),
 				Worker: dep.DeploymentRef.Name, API: c.DeploymentRef.Name}}
 			if ns := dep.DeploymentNamespace(u.Namespace); ns != e.Namespace {
-				e.Unchecked = fmt.Sprintf("deployments %s/%s and %s/%s are in two namespaces; the ordering check reads one",
-					ns, dep.DeploymentRef.Name, e.Namespace, c.DeploymentRef.Name)
+				e.WorkerNamespace = ns
 			}
 			out = append(out, e)
 		}
@@ -54,18 +53,14 @@ func Edges(u *v1beta1.ApplicationUpgrade) []Edge {
 	return out
 }
 
-// GraphOrdering is Ordering on every edge of u's graph (Edges), in order;
-// an Unchecked edge gets an empty Report (Handoff and times -1).
+// GraphOrdering is Ordering on every edge of u's graph (Edges), in order,
+// cross-namespace edges included.
 func GraphOrdering(events []eventlog.Event, u *v1beta1.ApplicationUpgrade) []EdgeReport {
 	edges := Edges(u)
 	out := make([]EdgeReport, len(edges))
 	ordered := Ordered(events)
 	for i, e := range edges {
 		out[i].Edge = e
-		if e.Unchecked != "" {
-			out[i].Report = Report{WorkerWrites: map[string]int{}, Handoff: -1, LastOldWorkerDeleted: -1, FirstAPIWrite: -1}
-			continue
-		}
 		out[i].Report = Ordering(ordered, e.Pair)
 	}
 	return out

@@ -27,7 +27,7 @@ func TestEdges(t *testing.T) {
 	require.Len(t, edges, 2)
 	assert.Equal(t, Edge{Dependency: "worker", Dependent: "api", Pair: pair}, edges[0])
 	assert.Equal(t, "remote", edges[1].Dependent)
-	assert.Contains(t, edges[1].Unchecked, "ns/w and other/r are in two namespaces")
+	assert.Equal(t, Pair{Namespace: "other", API: "r", Worker: "w", WorkerNamespace: "ns"}, edges[1].Pair, "a cross-namespace edge is judged in both namespaces")
 }
 
 func TestGraphOrderingIsOrderingPerEdge(t *testing.T) {
@@ -36,7 +36,7 @@ func TestGraphOrderingIsOrderingPerEdge(t *testing.T) {
 		reps := GraphOrdering(events, chain())
 		require.Len(t, reps, 2, name)
 		assert.Equal(t, Ordering(events, pair), reps[0].Report, name)
-		assert.Equal(t, -1.0, reps[1].Handoff, "%s: the unchecked edge has no figures", name)
+		assert.Equal(t, -1.0, reps[1].Handoff, "%s: the remote Deployment is never written", name)
 	}
 	safe := GraphOrdering(safeRun(), chain())
 	assert.Equal(t, 0.25, safe[0].Handoff)
@@ -44,7 +44,7 @@ func TestGraphOrderingIsOrderingPerEdge(t *testing.T) {
 
 	bad := Combine(GraphOrdering(early, chain()))
 	require.Len(t, bad.Violations, 1)
-	assert.Equal(t, "worker → api: t=4.000s: API image a:2 written while old worker pod w-old (image w:1) still exists", bad.Violations[0])
+	assert.Equal(t, "worker → api: t=4.000s: API image a:2 written while old worker pod w-old (hash h-w:1, c=w:1) still exists (terminating)", bad.Violations[0])
 	assert.Equal(t, 1, bad.APIWrites)
 	assert.Equal(t, -1.0, bad.Handoff, "a combined report has no single handoff")
 }

@@ -4,116 +4,99 @@
 package checks
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
-	"strconv"
+	"strings"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
 
-// Pair names the two Deployments of an ordered upgrade.
+// Pair names the two Deployments of an ordered upgrade: Worker, the
+// callee (the dependency), and API, the caller (the dependent).
 type Pair struct {
-	Namespace string
-	Worker    string
-	API       string
+	// Namespace is the API's namespace, and the worker's unless
+	// WorkerNamespace names another (a cross-namespace graph edge).
+	Namespace       string
+	Worker          string
+	API             string
+	WorkerNamespace string
 }
+
+// WorkerNS is the worker Deployment's namespace.
+func (p Pair) WorkerNS() string { return cmp.Or(p.WorkerNamespace, p.Namespace) }
 
 // Report is what Ordering found.
 type Report struct {
-	// Violations lists every API image write made while a worker pod of an
-	// older image still existed (terminating or not); empty means the run is safe.
+	// Violations lists every API image write made while an old worker pod
+	// (eventlog.State.Old: of a template hash older than the worker's
+	// rewrite) still existed, terminating or not; empty means the run is safe.
 	Violations []string
-	// APIWrites counts DeploymentWrites of a new API image.
+	// APIWrites counts the API Deployment's template rewrites that changed an image.
 	APIWrites int
-	// WorkerWrites counts DeploymentWrites of each new worker image.
+	// WorkerWrites counts the worker's template rewrites by the image written.
 	WorkerWrites map[string]int
 	// Handoff is seconds from the last old worker pod's deletion to the first
-	// new API image write; negative when there was no such pair.
+	// API write; negative when there was no such pair.
 	Handoff float64
 	// LastOldWorkerDeleted and FirstAPIWrite are the times (seconds) behind Handoff; -1 when absent.
 	LastOldWorkerDeleted, FirstAPIWrite float64
 }
 
-// Ordered returns events in a global order: by resourceVersion when every
-// event carries a numeric one (one etcd orders all writes), else as
-// recorded. The input is not modified.
-func Ordered(events []eventlog.Event) []eventlog.Event {
-	out := append([]eventlog.Event(nil), events...)
-	rvs := make([]uint64, len(out))
-	for i, e := range out {
-		rv, err := strconv.ParseUint(e.RV, 10, 64)
-		if err != nil {
-			return out
-		}
-		rvs[i] = rv
-	}
-	idx := make([]int, len(out))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return rvs[idx[a]] < rvs[idx[b]] })
-	sorted := make([]eventlog.Event, len(out))
-	for i, j := range idx {
-		sorted[i] = out[j]
-	}
-	return sorted
-}
+// Ordered returns events in a global order (eventlog.Ordered).
+func Ordered(events []eventlog.Event) []eventlog.Event { return eventlog.Ordered(events) }
 
-// Ordering checks the product's safety property on one Pair: no API image
-// write while any worker pod whose image differs from the worker
-// Deployment's current image exists. The first DeploymentWrite of each
-// Deployment is its initial state, not a write by the operator.
+// Ordering checks the product's safety property on one Pair: no API
+// image write while an old worker pod exists — a pod whose
+// pod-template-hash is none the worker's template took from its first
+// rewrite on (eventlog.State.Old), whatever its containers' order. The
+// first DeploymentWrite of each Deployment is its initial state, not a
+// write by the operator.
 func Ordering(events []eventlog.Event, p Pair) Report {
 	rep := Report{WorkerWrites: map[string]int{}, Handoff: -1, LastOldWorkerDeleted: -1, FirstAPIWrite: -1}
-	var workerImage, apiImage string
-	live := map[string]string{} // worker pod name -> image
-	for _, e := range Ordered(events) {
-		if e.Namespace != p.Namespace {
-			continue
-		}
+	worker, api := eventlog.Key(p.WorkerNS(), p.Worker), eventlog.Key(p.Namespace, p.API)
+	eventlog.Replay(events, func(s *eventlog.State) {
+		e := s.Event
 		switch {
-		case e.Event == eventlog.DeploymentWrite && e.Name == p.Worker:
-			if workerImage != "" && e.Image != workerImage {
+		case e.Event == eventlog.DeploymentWrite && eventlog.Key(e.Namespace, e.Name) == worker && s.Deployments[worker].Rewrites > 0:
+			if e.Image != "" {
 				rep.WorkerWrites[e.Image]++
 			}
-			workerImage = e.Image
-		case e.Event == eventlog.DeploymentWrite && e.Name == p.API:
-			if apiImage != "" && e.Image != apiImage {
-				rep.APIWrites++
-				if rep.FirstAPIWrite < 0 {
-					rep.FirstAPIWrite = e.T
-				}
-				for _, name := range sortedKeys(live) {
-					if live[name] != workerImage {
-						rep.Violations = append(rep.Violations, fmt.Sprintf(
-							"t=%.3fs: API image %s written while old worker pod %s (image %s) still exists", e.T, e.Image, name, live[name]))
-					}
-				}
+		case s.Rewrite != nil && eventlog.Key(e.Namespace, e.Name) == api && e.Image != "":
+			rep.APIWrites++
+			if rep.FirstAPIWrite < 0 {
+				rep.FirstAPIWrite = e.T
 			}
-			apiImage = e.Image
-		case e.Deployment == p.Worker && e.Event == eventlog.PodCreated:
-			live[e.Name] = e.Image
-		case e.Deployment == p.Worker && e.Event == eventlog.PodDeleted:
-			if img, ok := live[e.Name]; ok && img != workerImage && rep.FirstAPIWrite < 0 {
-				rep.LastOldWorkerDeleted = e.T
+			for _, k := range s.OldPods(p.WorkerNS(), p.Worker) {
+				old := s.Pods[k]
+				rep.Violations = append(rep.Violations, fmt.Sprintf(
+					"t=%.3fs: API image %s written while old worker pod %s (hash %s, %s) still exists%s",
+					e.T, e.Image, old.Name, old.Hash, describeContainers(old.Containers), terminating(old)))
 			}
-			delete(live, e.Name)
+		case s.Gone != nil && s.Gone.Namespace == p.WorkerNS() && s.Gone.Deployment == p.Worker && rep.FirstAPIWrite < 0 && s.Old(s.Gone):
+			rep.LastOldWorkerDeleted = e.T
 		}
-	}
+	})
 	if rep.FirstAPIWrite >= 0 && rep.LastOldWorkerDeleted >= 0 {
 		rep.Handoff = rep.FirstAPIWrite - rep.LastOldWorkerDeleted
 	}
 	return rep
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// describeContainers is "worker=img:v1" or "proxy=envoy:1, worker=img:v1".
+func describeContainers(cs []eventlog.Container) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.Name + "=" + c.Image
 	}
-	sort.Strings(keys)
-	return keys
+	return strings.Join(parts, ", ")
+}
+
+func terminating(p *eventlog.PodState) string {
+	if p.Deleting {
+		return " (terminating)"
+	}
+	return ""
 }
 
 // Verdict is the pass/fail of a run: an ordering violation first, then any

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
@@ -22,7 +23,9 @@ import (
 // dependsOn, a self-dependency, a Deployment twice; and the overlap guard
 // against the other upgrades), and the API server's denial (403, "admission
 // webhook … denied the request: …"). v1alpha1 objects are judged as their
-// v1beta1 conversion (matchPolicy Equivalent). Only the user's client goes
+// v1beta1 conversion (matchPolicy Equivalent), and a v1alpha1 write must
+// also pass v1alpha1.AlphaWriteError (the webhook reads the request's
+// requestKind). Patches are not intercepted. Only the user's client goes
 // through it: the operator never writes an upgrade's spec.
 type admissionClient struct {
 	client.Client
@@ -58,9 +61,20 @@ func (c admissionClient) admit(ctx context.Context, obj client.Object, update bo
 		if err := c.Client.Get(ctx, client.ObjectKeyFromObject(hub), old); err != nil {
 			return err
 		}
-		if hub.DeletionTimestamp != nil || equality.Semantic.DeepEqual(old.Spec, hub.Spec) {
+		if hub.DeletionTimestamp != nil {
 			return nil
 		}
+		if err := immutableRefs(old, hub); err != nil {
+			return err
+		}
+	}
+	if _, alpha := obj.(*upgradesv1alpha1.ApplicationUpgrade); alpha {
+		if err := upgradesv1alpha1.AlphaWriteError(old, hub); err != nil {
+			return denial(err)
+		}
+	}
+	if old != nil && equality.Semantic.DeepEqual(old.Spec, hub.Spec) {
+		return nil
 	}
 	var others upgradesv1beta1.ApplicationUpgradeList
 	if err := c.Client.List(ctx, &others); err != nil {
@@ -91,4 +105,22 @@ func toHub(obj client.Object) (*upgradesv1beta1.ApplicationUpgrade, error) {
 		return hub, nil
 	}
 	return nil, nil
+}
+
+// immutableRefs is the CRD's CEL rule `self == oldSelf` on
+// spec.components[].deploymentRef (and v1alpha1's spec.worker/api), which
+// the simulator's store does not evaluate: a component (by name) whose
+// Deployment reference changed is refused as the API server refuses it
+// (422 Invalid, the rule's message).
+func immutableRefs(old, u *upgradesv1beta1.ApplicationUpgrade) error {
+	for _, c := range u.Spec.Components {
+		for _, o := range old.Spec.Components {
+			if o.Name == c.Name && o.DeploymentRef != c.DeploymentRef {
+				return apierrors.NewInvalid(upgradesv1beta1.GroupVersion.WithKind("ApplicationUpgrade").GroupKind(), u.Name, field.ErrorList{
+					field.Invalid(field.NewPath("spec", "components").Key(c.Name).Child("deploymentRef"), c.DeploymentRef,
+						"deploymentRef is immutable: which Deployment an upgrade drives cannot change once created; delete this ApplicationUpgrade and create a new one")})
+			}
+		}
+	}
+	return nil
 }

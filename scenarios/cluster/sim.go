@@ -43,6 +43,7 @@ var (
 func NewSim(ctx context.Context, opts Options) (*Sim, error) {
 	s := &Sim{opts: opts, faults: newFaults(), ns: namespaceFor(opts.Scenario, opts.Seed), rng: rngFor(opts.Seed)}
 	s.rec = history.NewRecorder(simulator.DefaultStart, func() time.Time { return s.env.Sim.Now() })
+	s.rec.SetTemplateHash(simulator.PodTemplateHash)
 	customize, wrap := s.hooks(0)
 	env, err := simrun.NewEnv(ctx, simrun.Config{
 		Seed:       opts.Seed,

@@ -114,23 +114,25 @@ func (r *Result) phaseBefore(rv uint64) string {
 	return phase
 }
 
-// lastOldWorkerPodDeleted is the resourceVersion of the last deletion of a
-// worker pod whose image is not the target.
+// lastOldWorkerPodDeleted is the resourceVersion of the last deletion of an
+// old worker pod: of a template hash the worker's template did not take from
+// its rewrite on (eventlog.DeploymentState.OldHash).
 func (r *Result) lastOldWorkerPodDeleted() (uint64, bool) {
 	var last uint64
-	for _, e := range r.Events {
-		if e.Event == eventlog.PodDeleted && e.Deployment == WorkerName && e.Image != r.WorkerTarget && rvOf(e) > last {
-			last = rvOf(e)
-		}
+	for _, e := range r.podEvents(eventlog.PodDeleted, true) {
+		last = max(last, rvOf(e))
 	}
 	return last, last > 0
 }
 
-// podEvents are the worker's pod events of kind, old (image != target) or new.
+// podEvents are the worker's pod events of kind, of old pods or of new
+// ones, judged by pod-template-hash against the worker's final template
+// history.
 func (r *Result) podEvents(kind string, old bool) []eventlog.Event {
+	worker := eventlog.Final(r.Events).Deployments[eventlog.Key(r.Namespace, WorkerName)]
 	var out []eventlog.Event
 	for _, e := range checks.Ordered(r.Events) {
-		if e.Event == kind && e.Deployment == WorkerName && (e.Image != r.WorkerTarget) == old {
+		if e.Event == kind && e.Deployment == WorkerName && worker != nil && worker.OldHash(e.Hash) == old {
 			out = append(out, e)
 		}
 	}

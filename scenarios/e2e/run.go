@@ -172,17 +172,8 @@ func (run *Run) WaitOldWorkerPodsGone(ctx context.Context, timeout time.Duration
 		return run.Wait(ctx, time.Second)
 	}
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, timeout-time.Since(began), true, func(context.Context) (bool, error) {
-		live := map[string]bool{}
-		for _, e := range run.rec.Events() {
-			old := e.Deployment == WorkerName && e.Image != run.WorkerTarget
-			switch {
-			case old && e.Event == eventlog.PodCreated:
-				live[e.Name] = true
-			case old && e.Event == eventlog.PodDeleted:
-				delete(live, e.Name)
-			}
-		}
-		return len(live) == 0, nil
+		s := eventlog.Final(run.rec.Events())
+		return len(s.OldPods(run.Namespace, WorkerName)) == 0, nil
 	})
 	res, waitErr := run.Wait(ctx, timeout)
 	return res, errors.Join(err, waitErr)

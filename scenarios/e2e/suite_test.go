@@ -25,6 +25,7 @@ import (
 	"github.com/lunadas/upgrade-operator/scenarios/controlplane"
 	"github.com/lunadas/upgrade-operator/scenarios/e2e"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
 )
 
 // mutationNamespace runs C01 under the counters-only readiness rule.
@@ -88,7 +89,8 @@ func runSuite(t *testing.T, env e2e.Env) {
 	dir := artifactsDir(t, env.Name)
 	logFile, err := os.Create(filepath.Join(dir, "manager.log"))
 	require.NoError(t, err)
-	ctrl.SetLogger(zap.New(zap.WriteTo(logFile)))
+	errs := &realcluster.ErrorCounter{W: logFile}
+	ctrl.SetLogger(zap.New(zap.WriteTo(errs)))
 	t.Cleanup(func() {
 		logFile.Close()
 		if t.Failed() {
@@ -133,6 +135,7 @@ func runSuite(t *testing.T, env e2e.Env) {
 		})
 	})
 	sum.print(t, env.Name)
+	fmt.Printf("  %q log entries (every manager, mutants and restarts included): %d\n", realcluster.ReconcilerErrorMarker, errs.Count())
 	fmt.Printf("  suite wall time on %s: %s\n", env.Name, time.Since(began).Round(100*time.Millisecond))
 }
 

@@ -1,9 +1,16 @@
 // Package eventlog records the ordering-relevant history of an upgrade as
 // JSON Lines, the one format every backend writes and every check, report
-// and picture reads:
+// and picture reads (version 2, docs/eventlog.md). A file starts with the
+// header line {"eventlog":2}; then one event a line:
 //
 //	{"t":12.5,"event":"PodDeleted","namespace":"job-system","name":"job-worker-6d9f-abcde",
-//	 "deployment":"job-worker","image":"registry.example.com/job-worker:v1.0.0","phase":"","rv":"1234"}
+//	 "deployment":"job-worker","image":"registry.example.com/job-worker:v1.0.0","phase":"","rv":"1234",
+//	 "containers":[{"name":"worker","image":"registry.example.com/job-worker:v1.0.0"}],
+//	 "hash":"6d9f","replicaSet":"job-worker-6d9f"}
+//
+// A pod is *old* when its pod-template-hash is none of the hashes its
+// Deployment's template took from the first rewrite after its creation on
+// (Replay, State.Old) — never by comparing one container's image.
 //
 // A dependency graph (v1beta1) adds one line per component phase change:
 //
@@ -36,6 +43,15 @@ const (
 	DeploymentStatus = "DeploymentStatus"
 )
 
+// Version is the event log format this package writes and reads.
+const Version = 2
+
+// Container is one container of a pod or of a Deployment's pod template.
+type Container struct {
+	Name  string `json:"name"`
+	Image string `json:"image"`
+}
+
 // Event is one line of the log.
 type Event struct {
 	// T is seconds since the start of the recording (virtual in the simulator).
@@ -47,7 +63,10 @@ type Event struct {
 	Name      string `json:"name"`
 	// Deployment is the owning Deployment of a pod, or the Deployment itself.
 	Deployment string `json:"deployment"`
-	// Image is the image written (DeploymentWrite) or the pod's first container's image.
+	// Image is the image written into Container (DeploymentWrite; "" when
+	// the write changed no image or created a Deployment of several
+	// containers); for a pod, its first container's image, for display
+	// only: which pods are old is decided by Hash (State.Old).
 	Image string `json:"image"`
 	// Phase is the new phase (Phase events): the v1alpha1 phase
 	// (Pending … WaitingForAPI, Completed, Failed) when the upgrade can be
@@ -58,13 +77,30 @@ type Event struct {
 	// RV is the object's resourceVersion at the event, where there is one.
 	RV string `json:"rv,omitempty"`
 
+	// Containers are every container by name: a pod's (Pod* events) or the
+	// Deployment's pod template's (DeploymentWrite).
+	Containers []Container `json:"containers,omitempty"`
+	// Hash is a pod's pod-template-hash label (Pod* events).
+	Hash string `json:"hash,omitempty"`
+	// ReplicaSet is the name of a pod's controlling ReplicaSet (Pod* events).
+	ReplicaSet string `json:"replicaSet,omitempty"`
+	// Container is the container whose image a DeploymentWrite changed;
+	// "" when it created the Deployment with several containers or changed
+	// the template without changing an image.
+	Container string `json:"container,omitempty"`
+	// HashBefore and HashAfter are the Deployment's pod-template-hash
+	// before and after a DeploymentWrite (HashBefore "" when it created the
+	// Deployment): what the Deployment controller labels the pods of the
+	// template with (controller.ComputeHash over the template and
+	// status.collisionCount).
+	HashBefore string `json:"hashBefore,omitempty"`
+	HashAfter  string `json:"hashAfter,omitempty"`
+
 	// The fields below are filled by a detailed Recorder only (NewDetailedRecorder).
 
 	// Images are every container's image: of a pod, or of a Deployment's
 	// pod template (DeploymentWrite, DeploymentStatus).
 	Images []string `json:"images,omitempty"`
-	// Hash is a pod's pod-template-hash label.
-	Hash string `json:"hash,omitempty"`
 	// Generation is an ApplicationUpgrade's status.observedGeneration (Phase
 	// and ComponentPhase events).
 	Generation int64 `json:"generation,omitempty"`
@@ -88,4 +124,10 @@ type Counters struct {
 	Ready              int32  `json:"ready"`
 	Available          int32  `json:"available"`
 	Terminating        *int32 `json:"terminating,omitempty"`
+	// DeadlineExceeded is the message of a Progressing=False /
+	// ProgressDeadlineExceeded condition (`ReplicaSet "<name>" has timed
+	// out progressing.`), empty when there is none: which ReplicaSet the
+	// deadline is about, so a history shows the window where the status
+	// carries the new observedGeneration and an older rollout's deadline.
+	DeadlineExceeded string `json:"deadlineExceeded,omitempty"`
 }

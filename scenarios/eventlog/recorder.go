@@ -28,7 +28,9 @@ type Recorder struct {
 	start  time.Time
 	out    io.Writer
 	events []Event
-	deps   map[types.NamespacedName][]string // container images
+	deps   map[types.NamespacedName]depSeen
+	hash   TemplateHashFunc
+	header bool // the header line was written
 	pods   map[types.NamespacedName]podSeen
 	phases map[types.NamespacedName]string
 	comps  map[types.NamespacedName]map[string]string // component → phase@generation
@@ -42,10 +44,25 @@ type podSeen struct {
 	ready, deleting bool
 }
 
+// depSeen is what the recorder last saw of a Deployment: its template's
+// containers and pod-template-hash, and the generation and collisionCount
+// that hash was computed at.
+type depSeen struct {
+	containers []Container
+	hash       string
+	generation int64
+	collisions int32
+}
+
+// TemplateHashFunc computes the pod-template-hash a Deployment controller
+// gives the pods of template at collisionCount: TemplateHash on a real
+// cluster, the simulator's own function there (SetTemplateHash).
+type TemplateHashFunc func(template *corev1.PodTemplateSpec, collisionCount *int32) string
+
 // NewRecorder records times relative to start; out (may be nil) receives each
 // event as a JSON line as soon as it is recorded.
 func NewRecorder(start time.Time, out io.Writer) *Recorder {
-	return &Recorder{start: start, out: out, deps: map[types.NamespacedName][]string{},
+	return &Recorder{start: start, out: out, deps: map[types.NamespacedName]depSeen{}, hash: TemplateHash,
 		pods: map[types.NamespacedName]podSeen{}, phases: map[types.NamespacedName]string{},
 		comps: map[types.NamespacedName]map[string]string{}}
 }
@@ -59,6 +76,15 @@ func NewDetailedRecorder(start time.Time, out io.Writer) *Recorder {
 	r.detailed = true
 	r.counters = map[types.NamespacedName]Counters{}
 	return r
+}
+
+// SetTemplateHash replaces the pod-template-hash function (default
+// TemplateHash, the real Deployment controller's) by the backend's; the
+// simulator's differs (simulator.PodTemplateHash). Call before Observe.
+func (r *Recorder) SetTemplateHash(fn TemplateHashFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hash = fn
 }
 
 // Observe records what changed in obj at time at; typ is the watch event type.
@@ -90,21 +116,72 @@ func (r *Recorder) deployment(typ watch.EventType, d *appsv1.Deployment, at time
 		}
 		return
 	}
-	images := containerImages(d.Spec.Template.Spec.Containers)
 	prev, seen := r.deps[key]
-	r.deps[key] = images
-	for i, img := range images {
-		if !seen || i >= len(prev) || prev[i] != img {
-			e := Event{Event: DeploymentWrite, Namespace: d.Namespace, Name: d.Name, Deployment: d.Name, Image: img, RV: d.ResourceVersion}
-			if r.detailed {
-				e.Images = images
-			}
-			r.add(e, at)
-		}
+	now := r.templateOf(d, prev, seen)
+	r.deps[key] = now
+	images := imagesOf(now.containers)
+	base := Event{Event: DeploymentWrite, Namespace: d.Namespace, Name: d.Name, Deployment: d.Name, RV: d.ResourceVersion,
+		Containers: now.containers, HashBefore: prev.hash, HashAfter: now.hash}
+	if r.detailed {
+		base.Images = images
+	}
+	for _, e := range templateWrites(base, prev.containers, now.containers, seen, prev.hash != now.hash) {
+		r.add(e, at)
 	}
 	if r.detailed {
 		r.deploymentStatus(key, d, images, at)
 	}
+}
+
+// templateOf is d's template as the recorder keeps it; the hash is
+// recomputed only when the generation or the collisionCount moved.
+func (r *Recorder) templateOf(d *appsv1.Deployment, prev depSeen, seen bool) depSeen {
+	now := depSeen{containers: containersOf(d.Spec.Template.Spec.Containers), generation: d.Generation}
+	if d.Status.CollisionCount != nil {
+		now.collisions = *d.Status.CollisionCount
+	}
+	if seen && prev.generation == now.generation && prev.collisions == now.collisions && prev.hash != "" {
+		now.hash = prev.hash
+	} else {
+		now.hash = r.hash(&d.Spec.Template, d.Status.CollisionCount)
+	}
+	return now
+}
+
+// templateWrites are the DeploymentWrite events of a template change from
+// before to after: on creation one event (Container and Image set when
+// there is one container); after it one per container whose image
+// changed, by name, or one with no Container when only the hash moved
+// (another field of the template changed).
+func templateWrites(base Event, before, after []Container, seen, hashMoved bool) []Event {
+	if !seen {
+		if len(after) == 1 {
+			base.Container, base.Image = after[0].Name, after[0].Image
+		}
+		return []Event{base}
+	}
+	var out []Event
+	for _, c := range after {
+		if img, ok := imageIn(before, c.Name); !ok || img != c.Image {
+			e := base
+			e.Container, e.Image = c.Name, c.Image
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 && hashMoved {
+		out = append(out, base)
+	}
+	return out
+}
+
+// imageIn is the image of the container named name in cs.
+func imageIn(cs []Container, name string) (string, bool) {
+	for _, c := range cs {
+		if c.Name == name {
+			return c.Image, true
+		}
+	}
+	return "", false
 }
 
 // deploymentStatus records a DeploymentStatus event when the generation,
@@ -112,7 +189,7 @@ func (r *Recorder) deployment(typ watch.EventType, d *appsv1.Deployment, at time
 func (r *Recorder) deploymentStatus(key types.NamespacedName, d *appsv1.Deployment, images []string, at time.Time) {
 	c := Counters{Generation: d.Generation, ObservedGeneration: d.Status.ObservedGeneration, Spec: 1,
 		Replicas: d.Status.Replicas, Updated: d.Status.UpdatedReplicas, Ready: d.Status.ReadyReplicas,
-		Available: d.Status.AvailableReplicas, Terminating: d.Status.TerminatingReplicas}
+		Available: d.Status.AvailableReplicas, Terminating: d.Status.TerminatingReplicas, DeadlineExceeded: deadlineExceeded(d)}
 	if d.Spec.Replicas != nil {
 		c.Spec = *d.Spec.Replicas
 	}
@@ -129,6 +206,17 @@ func (r *Recorder) deploymentStatus(key types.NamespacedName, d *appsv1.Deployme
 		Images: images, Status: &cp, RV: d.ResourceVersion}, at)
 }
 
+// deadlineExceeded is the message of d's Progressing=False /
+// ProgressDeadlineExceeded condition, or "".
+func deadlineExceeded(d *appsv1.Deployment) string {
+	for _, c := range d.Status.Conditions {
+		if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == "ProgressDeadlineExceeded" {
+			return c.Message
+		}
+	}
+	return ""
+}
+
 func sameCounters(a, b Counters) bool {
 	ta, tb := a.Terminating, b.Terminating
 	a.Terminating, b.Terminating = nil, nil
@@ -140,10 +228,10 @@ func sameCounters(a, b Counters) bool {
 
 func (r *Recorder) pod(typ watch.EventType, p *corev1.Pod, at time.Time) {
 	key := client.ObjectKeyFromObject(p)
-	base := Event{Namespace: p.Namespace, Name: p.Name, Deployment: OwnerDeployment(p), Image: firstImage(p), RV: p.ResourceVersion}
+	base := Event{Namespace: p.Namespace, Name: p.Name, Deployment: OwnerDeployment(p), Image: firstImage(p), RV: p.ResourceVersion,
+		Containers: containersOf(p.Spec.Containers), Hash: p.Labels[appsv1.DefaultDeploymentUniqueLabelKey], ReplicaSet: ownerReplicaSet(p)}
 	if r.detailed {
 		base.Images = containerImages(p.Spec.Containers)
-		base.Hash = p.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
 	}
 	prev, seen := r.pods[key]
 	if typ == watch.Deleted {
@@ -268,6 +356,12 @@ func (r *Recorder) add(e Event, at time.Time) {
 	e.T = at.Sub(r.start).Seconds()
 	r.events = append(r.events, e)
 	if r.out != nil && r.err == nil {
+		if !r.header {
+			r.header = true
+			if r.err = WriteHeader(r.out); r.err != nil {
+				return
+			}
+		}
 		line, _ := json.Marshal(e)
 		_, r.err = fmt.Fprintf(r.out, "%s\n", line)
 	}
@@ -308,6 +402,32 @@ func OwnerDeployment(p *corev1.Pod) string {
 		}
 	}
 	return ""
+}
+
+// ownerReplicaSet is the name of p's controlling ReplicaSet, or "".
+func ownerReplicaSet(p *corev1.Pod) string {
+	for _, ref := range p.OwnerReferences {
+		if ref.Controller != nil && *ref.Controller && ref.Kind == "ReplicaSet" {
+			return ref.Name
+		}
+	}
+	return ""
+}
+
+func containersOf(cs []corev1.Container) []Container {
+	out := make([]Container, len(cs))
+	for i := range cs {
+		out[i] = Container{Name: cs[i].Name, Image: cs[i].Image}
+	}
+	return out
+}
+
+func imagesOf(cs []Container) []string {
+	out := make([]string, len(cs))
+	for i := range cs {
+		out[i] = cs[i].Image
+	}
+	return out
 }
 
 func containerImages(cs []corev1.Container) []string {

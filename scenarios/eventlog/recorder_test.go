@@ -1,10 +1,12 @@
 package eventlog
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,7 +49,7 @@ func TestDetailedRecorderRecordsDeploymentStatus(t *testing.T) {
 	assert.Equal(t, 3.0, ev[4].T)
 }
 
-func TestPlainRecorderIsUnchanged(t *testing.T) {
+func TestPlainRecorderCarriesHashesButNoDetail(t *testing.T) {
 	r := NewRecorder(t0, nil)
 	r.Observe(watch.Added, deployment(1, 1, 2, "w:1"), t0)
 	r.Observe(watch.Modified, deployment(2, 1, 2, "w:2"), t0)
@@ -55,11 +57,102 @@ func TestPlainRecorderIsUnchanged(t *testing.T) {
 	r.Observe(watch.Added, pod, t0)
 	ev := r.Events()
 	assert.Equal(t, []string{DeploymentWrite, DeploymentWrite, PodCreated}, kinds(ev))
+	assert.Equal(t, "abc", ev[2].Hash)
+	assert.NotEmpty(t, ev[1].HashAfter)
+	assert.Equal(t, ev[0].HashAfter, ev[1].HashBefore)
 	for _, e := range ev {
 		assert.Nil(t, e.Images)
-		assert.Empty(t, e.Hash)
 		assert.Nil(t, e.Status)
 	}
+}
+
+// sidecarFirst is a Deployment whose pods list a proxy before the worker.
+func sidecarFirst(gen int64, worker string) *appsv1.Deployment {
+	d := deployment(gen, gen, 2, "")
+	d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "proxy", Image: "envoy:1.30.0"}, {Name: "worker", Image: worker}}
+	return d
+}
+
+func TestDeploymentWritesNameTheContainerAndTheHashes(t *testing.T) {
+	r := NewRecorder(t0, nil)
+	r.Observe(watch.Added, sidecarFirst(1, "w:1"), t0)
+	r.Observe(watch.Modified, sidecarFirst(2, "w:2"), t0)
+	annotated := sidecarFirst(3, "w:2")
+	annotated.Spec.Template.Annotations = map[string]string{"restartedAt": "now"}
+	r.Observe(watch.Modified, annotated, t0)
+	ev := r.Events()
+	require.Len(t, ev, 3, "one write for the creation of a two-container template, one per later change")
+	assert.Equal(t, Event{Event: DeploymentWrite, Namespace: "ns", Name: "w", Deployment: "w", RV: "1",
+		Containers: []Container{{"proxy", "envoy:1.30.0"}, {"worker", "w:1"}}, HashAfter: ev[0].HashAfter}, ev[0])
+	assert.Equal(t, "worker", ev[1].Container)
+	assert.Equal(t, "w:2", ev[1].Image)
+	assert.Equal(t, ev[0].HashAfter, ev[1].HashBefore)
+	assert.NotEqual(t, ev[1].HashBefore, ev[1].HashAfter)
+	assert.Empty(t, ev[2].Container, "a template change of no image")
+	assert.NotEqual(t, ev[1].HashAfter, ev[2].HashAfter)
+
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w-x-1", Labels: map[string]string{appsv1.DefaultDeploymentUniqueLabelKey: "x"},
+		OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "w-x", Controller: ptr.To(true)}}}}
+	p.Spec.Containers = sidecarFirst(1, "w:1").Spec.Template.Spec.Containers
+	r.Observe(watch.Added, p, t0)
+	last := r.Events()[3]
+	assert.Equal(t, []Container{{"proxy", "envoy:1.30.0"}, {"worker", "w:1"}}, last.Containers)
+	assert.Equal(t, "w-x", last.ReplicaSet)
+	assert.Equal(t, "w", last.Deployment)
+}
+
+func TestTemplateHashIsTheControllersFunctionAndFollowsCollisions(t *testing.T) {
+	d := sidecarFirst(1, "w:1")
+	h := TemplateHash(&d.Spec.Template, nil)
+	assert.Equal(t, h, TemplateHash(&d.Spec.Template, nil), "deterministic")
+	assert.NotEqual(t, h, TemplateHash(&d.Spec.Template, ptr.To[int32](1)))
+	assert.Regexp(t, `^[bcdfghjklmnpqrstvwxz2456789]+$`, h, "safe-encoded like a pod-template-hash label")
+}
+
+func TestReadRefusesAVersion1LogInOneLine(t *testing.T) {
+	_, err := Read(strings.NewReader(`{"t":0,"event":"PodCreated","name":"p","image":"w:1"}`+"\n"), "old.jsonl")
+	require.ErrorIs(t, err, ErrVersion1)
+	assert.NotContains(t, err.Error(), "\n")
+	assert.Contains(t, err.Error(), "old.jsonl: event log version 1")
+
+	var b strings.Builder
+	r := NewRecorder(t0, &b)
+	r.Observe(watch.Added, sidecarFirst(1, "w:1"), t0)
+	assert.True(t, strings.HasPrefix(b.String(), `{"eventlog":2}`+"\n"))
+	got, err := Read(strings.NewReader(b.String()), "new.jsonl")
+	require.NoError(t, err)
+	assert.Equal(t, r.Events(), got)
+
+	_, err = Read(strings.NewReader(`{"eventlog":3}`+"\n"), "future.jsonl")
+	assert.ErrorContains(t, err, "future.jsonl: event log version 3; this build reads version 2 only")
+}
+
+func TestReplayTellsOldPodsByHash(t *testing.T) {
+	podEv := func(kind, name, hash, rv string) Event {
+		return Event{Event: kind, Namespace: "ns", Name: name, Deployment: "w", Hash: hash, ReplicaSet: "w-" + hash, RV: rv}
+	}
+	events := []Event{
+		{Event: DeploymentWrite, Namespace: "ns", Name: "w", HashAfter: "a", RV: "1"},
+		podEv(PodCreated, "p1", "a", "2"),
+		{Event: DeploymentWrite, Namespace: "ns", Name: "w", Container: "worker", Image: "w:2", HashBefore: "a", HashAfter: "b", RV: "3"},
+		podEv(PodCreated, "p2", "b", "4"),
+		{Event: DeploymentWrite, Namespace: "ns", Name: "w", HashBefore: "b", HashAfter: "c", RV: "5"},
+		podEv(PodCreated, "p3", "c", "6"),
+		podEv(PodDeleted, "p1", "a", "7"),
+	}
+	var seen []string
+	Replay(events, func(s *State) {
+		var old []string
+		for _, k := range s.OldPods("ns", "w") {
+			old = append(old, strings.TrimPrefix(k, "ns/"))
+		}
+		seen = append(seen, strings.Join(old, ","))
+	})
+	assert.Equal(t, []string{"", "", "p1", "p1", "p1", "p1", ""}, seen,
+		"p1 is old once the template was rewritten; p2 (the operator's hash) stays new after a later rewrite")
+	final := Final(events)
+	assert.Equal(t, 2, final.Deployments["ns/w"].Rewrites)
+	assert.Equal(t, map[string]int{"ns/w-b": 1, "ns/w-c": 1}, final.ReplicaSets)
 }
 
 func TestDetailedPhaseCarriesGenerationAndRestarts(t *testing.T) {
@@ -148,4 +241,16 @@ func TestAlphaShapedGraphKeepsItsV1alpha1Phase(t *testing.T) {
 	fromHub := NewDetailedRecorder(t0, nil)
 	fromHub.Observe(watch.Added, u, t0)
 	assert.Equal(t, fromHub.Events(), fromAlpha.Events())
+}
+
+func TestPodImagesShowsTheWrittenContainerBehindASidecar(t *testing.T) {
+	r := NewRecorder(t0, nil)
+	r.Observe(watch.Added, sidecarFirst(1, "w:1"), t0)
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w-x-1", Labels: map[string]string{appsv1.DefaultDeploymentUniqueLabelKey: "x"},
+		OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "w-x", Controller: ptr.To(true)}}}}
+	p.Spec.Containers = sidecarFirst(1, "w:1").Spec.Template.Spec.Containers
+	r.Observe(watch.Added, p, t0)
+	assert.Equal(t, "envoy:1.30.0", PodImages(r.Events())(r.Events()[1]), "before any rewrite: the first container")
+	r.Observe(watch.Modified, sidecarFirst(2, "w:2"), t0)
+	assert.Equal(t, "w:1", PodImages(r.Events())(r.Events()[1]), "the container the rewrite changed")
 }

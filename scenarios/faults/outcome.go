@@ -207,6 +207,10 @@ func Run(ctx context.Context, cfg RunConfig) *Outcome {
 			return o
 		}
 	}
+	if err := RefuseGraphTargets(objs, cfg.Schedule.Faults); err != nil {
+		o.Err = err
+		return o
+	}
 	objs = Prepare(objs, cfg.Schedule.Faults)
 	in := NewInjector(cfg.Schedule, upgradesOf(objs), cfg.Transcript)
 	limit := cfg.Limit

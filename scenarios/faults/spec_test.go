@@ -3,11 +3,16 @@ package faults
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lunadas/upgrade-operator/operator/manager"
+	"github.com/lunadas/upgrade-operator/scenarios/manifests"
 )
 
 func TestParseFormatRoundTrip(t *testing.T) {
@@ -145,5 +150,27 @@ func TestDocsListEveryFault(t *testing.T) {
 		for _, p := range s.Params {
 			assert.Contains(t, string(doc), fmt.Sprintf("`%s` (%s): %s", p.Name, p.Default, p.Doc), "%s parameter %s", s.Kind, p.Name)
 		}
+	}
+}
+
+// TestGraphTargetsAreRefusedInOneLine: on the graph demo (v1beta1),
+// bad-image used to be a no-op judged "as expected"; it is refused now,
+// and an API fault still runs.
+func TestGraphTargetsAreRefusedInOneLine(t *testing.T) {
+	objs, err := manifests.LoadFS(os.DirFS(filepath.Join("..", "..", "deploy", "demo-graph")), ".", manager.NewScheme())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := ParseFaults("bad-image")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = RefuseGraphTargets(objs, bad)
+	if err == nil || !strings.Contains(err.Error(), "fault bad-image") || !strings.Contains(err.Error(), "shop/shop-v3 (4 components)") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("want one line refusing bad-image on shop/shop-v3, got %v", err)
+	}
+	conflict, _ := ParseFaults("conflict@3:n=2")
+	if err := RefuseGraphTargets(objs, conflict); err != nil {
+		t.Fatalf("an API fault applies to a graph: %v", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
 
 // CheckTimeout bounds porcupine's search; a history it cannot decide in
@@ -64,6 +66,7 @@ func (r *Result) Err() error {
 func Check(h History) *Result {
 	steps, ops := Operations(h)
 	res, info := porcupine.CheckOperationsVerbose(Model, ops, CheckTimeout)
+	info.AddAnnotations(Annotations(h))
 	r := &Result{Linearizable: res, ops: ops, info: info, Violations: Invariants(h)}
 	if h.Incomplete != "" {
 		r.Violations = append([]Violation{{CheckComplete, h.Incomplete}}, r.Violations...)
@@ -119,6 +122,12 @@ func Operations(h History) ([]step, []porcupine.Operation) {
 		client    int
 	}
 	var all []placed
+	written := map[string]string{} // "rv/deployment" → the template hash a DeploymentWrite fact committed
+	for _, f := range h.Facts {
+		if f.Event.Event == eventlog.DeploymentWrite {
+			written[f.RV+"/"+f.Name] = f.HashAfter
+		}
+	}
 	owned := map[string]bool{}  // "rv/deployment" written by an operator call
 	others := map[int64]int64{} // calls placed in a slot so far
 	for i := range h.Ops {
@@ -129,6 +138,7 @@ func Operations(h History) ([]step, []porcupine.Operation) {
 			p.call, p.ret = slot(rv)-slotWidth, slot(rv)+slotWidth
 			if op.Kind == "Deployment" {
 				owned[op.RV+"/"+op.Name] = true
+				p.s.hash = written[op.RV+"/"+op.Name]
 			}
 		} else {
 			base := slot(before(op.ReturnSeq)) + 2*slotWidth

@@ -230,8 +230,12 @@ func componentPhases(u *upgradesv1beta1.ApplicationUpgrade) map[string]string {
 func specOf(u *upgradesv1beta1.ApplicationUpgrade) *UpgradeSpec {
 	s := &UpgradeSpec{Name: u.Name, Generation: u.Generation}
 	for _, c := range u.Spec.Components {
-		s.Components = append(s.Components, ComponentSpec{Name: c.Name, Deployment: c.DeploymentRef.Name, Image: c.Image,
-			DependsOn: append([]string(nil), c.DependsOn...)})
+		cs := ComponentSpec{Name: c.Name, Deployment: c.DeploymentRef.Name, Image: c.Image,
+			DependsOn: append([]string(nil), c.DependsOn...)}
+		if ns := c.DeploymentNamespace(u.Namespace); ns != u.Namespace {
+			cs.Namespace = ns
+		}
+		s.Components = append(s.Components, cs)
 	}
 	if eventlog.AlphaShaped(u.Spec) {
 		api, worker := u.Spec.Components[0], u.Spec.Components[1]

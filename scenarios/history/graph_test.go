@@ -74,7 +74,7 @@ func TestDiamondCallerWrittenWhenOnlyOneDependencyRolled(t *testing.T) {
 	b.graphWrite("api", "api:2")
 	r := Check(b.h)
 	assert.Equal(t, porcupine.Illegal, r.Linearizable)
-	assert.Contains(t, r.Illegal, `component "api" image api:2 written while the dependency "indexer" is not fully rolled out: old pod indexer-old (indexer:1) of indexer still exists (terminating)`)
+	assert.Contains(t, r.Illegal, `component "api" image api:2 written while the dependency "indexer" is not fully rolled out: old pod indexer-old (hash h-indexer:1, indexer:1) of indexer still exists (terminating)`)
 	assert.Contains(t, r.Failed(), CheckOrdering)
 }
 
@@ -141,5 +141,30 @@ func TestComponentTerminal(t *testing.T) {
 	if assert.Len(t, v, 1) {
 		assert.Equal(t, CheckComponentTerminal, v[0].Check)
 		assert.Contains(t, v[0].Message, "component api of upgrade ns/u left Blocked for Upgrading")
+	}
+}
+
+// TestComponentTerminalAllowsARecovery: a component Failed by its rollout
+// may become Rolled (RolloutRecovered), and then its Blocked dependent may
+// move on; Failed to anything else is still a violation.
+func TestComponentTerminalAllowsARecovery(t *testing.T) {
+	b := &builder{}
+	comp := func(name, phase string) {
+		b.fact(eventlog.ComponentPhase, "u", name)
+		f := &b.h.Facts[len(b.h.Facts)-1]
+		f.Phase, f.Generation = name+"="+phase, 1
+	}
+	comp("worker", "RollingOut")
+	comp("api", "Pending")
+	comp("worker", "Failed")
+	comp("api", "Blocked")
+	comp("api", "Upgrading")
+	comp("worker", "Rolled")
+	assert.Empty(t, Invariants(b.h))
+	comp("worker", "Failed")
+	comp("worker", "RollingOut")
+	v := Invariants(b.h)
+	if assert.Len(t, v, 1) {
+		assert.Contains(t, v[0].Message, "left Failed for RollingOut")
 	}
 }

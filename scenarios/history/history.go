@@ -37,10 +37,12 @@ type UpgradeSpec struct {
 
 // ComponentSpec is one node of an upgrade's dependency graph.
 type ComponentSpec struct {
-	Name       string   `json:"name"`
-	Deployment string   `json:"deployment"`
-	Image      string   `json:"image"`
-	DependsOn  []string `json:"dependsOn,omitempty"`
+	Name       string `json:"name"`
+	Deployment string `json:"deployment"`
+	// Namespace is the Deployment's namespace when it is not the upgrade's.
+	Namespace string   `json:"namespace,omitempty"`
+	Image     string   `json:"image"`
+	DependsOn []string `json:"dependsOn,omitempty"`
 }
 
 // Graph returns u's components: Components, or for a spec that names only

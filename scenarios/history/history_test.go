@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +34,12 @@ func (b *builder) fact(kind, name, dep string, images ...string) *builder {
 	e := eventlog.Event{Event: kind, Namespace: "ns", Name: name, Deployment: dep, Images: images, RV: strconv.FormatUint(b.rv, 10)}
 	if len(images) > 0 {
 		e.Image = images[0]
+	}
+	// event log v2: the template hash of images is "h-<images>"
+	if h := "h-" + strings.Join(images, ","); kind == eventlog.DeploymentWrite {
+		e.HashAfter = h
+	} else if strings.HasPrefix(kind, "Pod") {
+		e.Hash = h
 	}
 	if kind == eventlog.DeploymentStatus {
 		e.Status = &eventlog.Counters{Spec: 1}
@@ -110,7 +117,7 @@ func TestAPIWriteWhileOldWorkerPodTerminates(t *testing.T) {
 	b.write(0, "a", "a:2")
 	r := Check(b.h)
 	assert.Equal(t, porcupine.Illegal, r.Linearizable)
-	assert.Contains(t, r.Illegal, "old pod w-old (w:1) of w still exists (terminating)")
+	assert.Contains(t, r.Illegal, "old pod w-old (hash h-w:1, w:1) of w still exists (terminating)")
 	require.Error(t, r.Err())
 	assert.Contains(t, r.Err().Error(), "invariant ordering")
 }
@@ -209,4 +216,27 @@ func TestIncompleteHistoryFails(t *testing.T) {
 	r := Check(h)
 	assert.False(t, r.OK())
 	assert.Contains(t, r.Failed(), CheckComplete)
+}
+
+// TestVisualizationAnnotatesPodsAndWrites: a failing history's porcupine
+// HTML carries each pod's lifecycle (old ones marked) and every template
+// write as annotations.
+func TestVisualizationAnnotatesPodsAndWrites(t *testing.T) {
+	b := upgrade(4)
+	b.write(0, "a", "a:2")
+	r := Check(b.h)
+	require.False(t, r.OK())
+	ann := Annotations(b.h)
+	var descs []string
+	for _, a := range ann {
+		descs = append(descs, a.Tag+": "+a.Description)
+	}
+	assert.Contains(t, descs, "pods of w: w-old (OLD, hash h-w:1)")
+	assert.Contains(t, descs, "pods of w: w-new (new, hash h-w:2)")
+	assert.Contains(t, descs, "template writes: a a:2")
+	dir := t.TempDir()
+	require.NoError(t, r.WriteArtifacts(dir, b.h, "seed 1"))
+	html, err := os.ReadFile(filepath.Join(dir, VisualizationFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "w-old (OLD, hash h-w:1)")
 }

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -40,9 +41,11 @@ const (
 //   - phase-monotone: within one generation of an upgrade, its phases never
 //     go back (Pending < UpgradingWorkers < WaitingForWorkers < UpgradingAPI
 //     < WaitingForAPI < Completed; v1beta1 Pending < Progressing <
-//     Completed) and nothing follows Completed or Failed;
+//     Completed) and nothing follows Completed or Failed — except the
+//     recovery of a rollout failure (Failed → a phase past Pending);
 //   - component-terminal: within one generation, a component that is
-//     Failed or Blocked never changes phase again;
+//     Failed or Blocked never changes phase again, except a recovery
+//     (Failed → Rolled, Blocked → Pending / Upgrading);
 //   - single-writer: once a second operator process has written, the
 //     first never writes again.
 func Invariants(h History) []Violation {
@@ -71,13 +74,22 @@ func pairs(h History) []checks.Pair {
 		if op.Upgrade == nil || op.Namespace == "" {
 			continue
 		}
+		// the upgrade's namespace: the reconciled request's (a Deployment
+		// call's own namespace may be another component's)
+		upgradeNS := op.Namespace
+		if ns, _, ok := strings.Cut(op.Request, "/"); ok && op.Request != "" {
+			upgradeNS = ns
+		}
 		for _, c := range op.Upgrade.Graph() {
 			for _, d := range c.DependsOn {
 				dep, ok := op.Upgrade.Component(d)
 				if !ok {
 					continue
 				}
-				p := checks.Pair{Namespace: op.Namespace, Worker: dep.Deployment, API: c.Deployment}
+				p := checks.Pair{Namespace: cmp.Or(c.Namespace, upgradeNS), Worker: dep.Deployment, API: c.Deployment}
+				if ns := cmp.Or(dep.Namespace, upgradeNS); ns != p.Namespace {
+					p.WorkerNamespace = ns
+				}
 				if !seen[p] {
 					seen[p] = true
 					out = append(out, p)
@@ -131,7 +143,23 @@ func componentTerminal(events []eventlog.Event) []Violation {
 		phase string
 		gen   int64
 	}
+	// First pass: the upgrades (and generations) in which a component
+	// recovered from Failed to Rolled; only there may a Blocked dependent
+	// move again.
+	recovered := map[string]bool{}
 	prev := map[string]last{}
+	for _, e := range events {
+		if e.Event != eventlog.ComponentPhase {
+			continue
+		}
+		comp, phase := eventlog.ComponentOf(e)
+		key := e.Namespace + "/" + e.Name + "/" + comp
+		if p, seen := prev[key]; seen && p.gen == e.Generation && p.phase == string(v1beta1.ComponentFailed) && phase == string(v1beta1.ComponentRolled) {
+			recovered[fmt.Sprintf("%s/%s@%d", e.Namespace, e.Name, e.Generation)] = true
+		}
+		prev[key] = last{phase, e.Generation}
+	}
+	prev = map[string]last{}
 	var out []Violation
 	for _, e := range events {
 		if e.Event != eventlog.ComponentPhase {
@@ -144,12 +172,29 @@ func componentTerminal(events []eventlog.Event) []Violation {
 		if !seen || e.Generation != p.gen || phase == p.phase {
 			continue
 		}
+		if recovery(p.phase, phase, recovered[fmt.Sprintf("%s/%s@%d", e.Namespace, e.Name, e.Generation)]) {
+			continue
+		}
 		if p.phase == string(v1beta1.ComponentFailed) || p.phase == string(v1beta1.ComponentBlocked) {
 			out = append(out, Violation{CheckComponentTerminal, fmt.Sprintf("component %s of upgrade %s/%s left %s for %s in generation %d at t=%.3fs",
 				comp, e.Namespace, e.Name, p.phase, phase, e.Generation, e.T)})
 		}
 	}
 	return out
+}
+
+// recovery reports whether a component's move from prev to next is the
+// recovery of a rollout failure: Failed → Rolled (its Deployment was
+// observed fully rolled out at target), or, in an upgrade where a
+// component so recovered, a dependent Blocked by it → Pending / Upgrading.
+func recovery(prev, next string, upgradeRecovered bool) bool {
+	switch prev {
+	case string(v1beta1.ComponentFailed):
+		return next == string(v1beta1.ComponentRolled)
+	case string(v1beta1.ComponentBlocked):
+		return upgradeRecovered && (next == string(v1beta1.ComponentPending) || next == string(v1beta1.ComponentUpgrading))
+	}
+	return false
 }
 
 func phaseMonotone(events []eventlog.Event) []Violation {
@@ -170,6 +215,9 @@ func phaseMonotone(events []eventlog.Event) []Violation {
 			continue
 		}
 		switch {
+		case p.phase == string(upgradesv1alpha1.PhaseFailed) && e.Phase != string(upgradesv1alpha1.PhasePending):
+			// A rollout failure recovered (appupgrade.ReasonRecovered): the
+			// porcupine model judges the writes that follow.
 		case p.phase == string(upgradesv1alpha1.PhaseCompleted) || p.phase == string(upgradesv1alpha1.PhaseFailed):
 			out = append(out, Violation{CheckPhaseMonotone, fmt.Sprintf("upgrade %s left %s for %s in generation %d at t=%.3fs", key, p.phase, e.Phase, e.Generation, e.T)})
 		case phaseRank[e.Phase] < phaseRank[p.phase]:

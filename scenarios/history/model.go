@@ -19,19 +19,35 @@ import (
 type step struct {
 	facts []Fact
 	op    *Op
+	// hash is the pod-template-hash a Deployment write of op produced
+	// (the HashAfter of the DeploymentWrite fact it committed), "" when
+	// its write changed no template.
+	hash string
 }
 
 // deployment and pod are the model's view of the cluster.
 type deployment struct {
 	images []string
+	hash   string // pod-template-hash of the template ("" in a log without one)
 	spec   int32
 }
 
 type pod struct {
 	deployment string
 	images     []string
+	hash       string
 	ready      bool
 	deleting   bool
+}
+
+// old says whether p does not run d's current template: by
+// pod-template-hash (event log v2), by the images only where a hash is
+// missing (an operator write whose hash was not recorded).
+func (p pod) old(d deployment) bool {
+	if p.hash != "" && d.hash != "" {
+		return p.hash != d.hash
+	}
+	return !slices.Equal(p.images, d.images)
 }
 
 // world is the model's state: every Deployment's template and desired
@@ -47,11 +63,11 @@ func newWorld(deps map[string]deployment, pods map[string]pod) *world {
 	w := &world{deployments: deps, pods: pods}
 	var b strings.Builder
 	for _, n := range sortedKeys(deps) {
-		fmt.Fprintf(&b, "D %s %s %d\n", n, strings.Join(deps[n].images, ","), deps[n].spec)
+		fmt.Fprintf(&b, "D %s %s %s %d\n", n, strings.Join(deps[n].images, ","), deps[n].hash, deps[n].spec)
 	}
 	for _, n := range sortedKeys(pods) {
 		p := pods[n]
-		fmt.Fprintf(&b, "P %s %s %s %t %t\n", n, p.deployment, strings.Join(p.images, ","), p.ready, p.deleting)
+		fmt.Fprintf(&b, "P %s %s %s %s %t %t\n", n, p.deployment, strings.Join(p.images, ","), p.hash, p.ready, p.deleting)
 	}
 	w.key = b.String()
 	return w
@@ -92,6 +108,9 @@ func applyFact(deps map[string]deployment, pods map[string]pod, e eventlog.Event
 	case eventlog.DeploymentWrite:
 		d := deps[e.Name]
 		d.images = images
+		if e.HashAfter != "" {
+			d.hash = e.HashAfter
+		}
 		if _, seen := deps[e.Name]; !seen {
 			d.spec = 1
 		}
@@ -104,7 +123,7 @@ func applyFact(deps map[string]deployment, pods map[string]pod, e eventlog.Event
 		}
 		deps[e.Name] = d
 	case eventlog.PodCreated:
-		pods[e.Name] = pod{deployment: e.Deployment, images: images}
+		pods[e.Name] = pod{deployment: e.Deployment, images: images, hash: e.Hash}
 	case eventlog.PodReady:
 		p := pods[e.Name]
 		p.ready = true
@@ -138,8 +157,8 @@ func (w *world) rolled(name, image string) (bool, string) {
 			continue
 		}
 		switch {
-		case !slices.Equal(p.images, d.images):
-			return false, fmt.Sprintf("old pod %s (%s) of %s still exists%s", n, strings.Join(p.images, ","), name, terminating(p))
+		case p.old(d):
+			return false, fmt.Sprintf("old pod %s (%s%s) of %s still exists%s", n, hashOf(p), strings.Join(p.images, ","), name, terminating(p))
 		case p.deleting:
 			return false, fmt.Sprintf("pod %s of %s is terminating", n, name)
 		case p.ready:
@@ -150,6 +169,14 @@ func (w *world) rolled(name, image string) (bool, string) {
 		return false, fmt.Sprintf("%d of %d pods of %s ready", ready, d.spec, name)
 	}
 	return true, ""
+}
+
+// hashOf is "hash <h>, " for a pod whose template hash is known, else "".
+func hashOf(p pod) string {
+	if p.hash == "" {
+		return ""
+	}
+	return "hash " + p.hash + ", "
 }
 
 func terminating(p pod) string {
@@ -180,7 +207,7 @@ func judge(w *world, s step) (bool, string, *world) {
 	}
 	switch op.Kind {
 	case "Deployment":
-		return judgeDeploymentWrite(w, op)
+		return judgeDeploymentWrite(w, op, s.hash)
 	case "ApplicationUpgrade":
 		if op.Sub == "status" {
 			ok, why := judgeTransition(w, op)
@@ -190,10 +217,13 @@ func judge(w *world, s step) (bool, string, *world) {
 	return true, "", w
 }
 
-func judgeDeploymentWrite(w *world, op *Op) (bool, string, *world) {
+func judgeDeploymentWrite(w *world, op *Op, hash string) (bool, string, *world) {
 	deps := cloneMap(w.deployments)
 	before, seen := deps[op.Name]
-	deps[op.Name] = deployment{images: op.Images, spec: op.Replicas}
+	if hash == "" && slices.Equal(before.images, op.Images) {
+		hash = before.hash
+	}
+	deps[op.Name] = deployment{images: op.Images, hash: hash, spec: op.Replicas}
 	next := newWorld(deps, w.pods)
 	if seen && slices.Equal(before.images, op.Images) {
 		return true, "", next
@@ -394,7 +424,7 @@ func describeWorld(w *world) string {
 				continue
 			}
 			tag := "new"
-			if !slices.Equal(p.images, d.images) {
+			if p.old(d) {
 				tag = "OLD"
 			}
 			if p.ready {

@@ -36,6 +36,11 @@ func NewRecorder(start time.Time, now func() time.Time) *Recorder {
 	return &Recorder{start: start, now: now, events: eventlog.NewDetailedRecorder(start, nil), live: map[string]string{}}
 }
 
+// SetTemplateHash sets the pod-template-hash function of the event
+// recorder (eventlog.Recorder.SetTemplateHash): the simulator's on a
+// simulated cluster.
+func (r *Recorder) SetTemplateHash(fn eventlog.TemplateHashFunc) { r.events.SetTemplateHash(fn) }
+
 // Observe records the facts in a watch event (realcluster.Sink).
 func (r *Recorder) Observe(typ watch.EventType, obj client.Object, at time.Time) {
 	r.mu.Lock()

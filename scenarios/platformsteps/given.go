@@ -2,6 +2,7 @@ package platformsteps
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
@@ -19,6 +20,17 @@ func registerGiven(sc *godog.ScenarioContext, w *world) {
 			return err
 		}
 		w.cfg, w.haveCfg = cfg, true
+		return nil
+	})
+	sc.Given(`^USM also lists the release "([^"]*)" in state "([^"]*)" requiring "([^"]*)"$`, func(id, state, requires string) error {
+		if !w.haveCfg || w.env != nil {
+			return fmt.Errorf("describe the system first, and list releases before 'the upgrade operator is running'")
+		}
+		r := starlingx.Release{ID: id, State: state, Status: "REL", Summary: id + " release"}
+		if requires != "" {
+			r.Requires = strings.Split(requires, ",")
+		}
+		w.cfg.Releases = append(w.cfg.Releases, r)
 		return nil
 	})
 	sc.Given(`^controller-1 is the active controller$`, func() error {

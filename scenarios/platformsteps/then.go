@@ -62,6 +62,20 @@ func registerPlanChecks(sc *godog.ScenarioContext, w *world) {
 		}
 		return nil
 	})
+	sc.Then(`^step (\d+) of the deploy plan is checked "([^"]*)"$`, func(n int, want string) error {
+		u, err := w.settle()
+		if err != nil {
+			return err
+		}
+		steps := u.Status.DeployPlan.DeploySteps
+		if n < 1 || n > len(steps) {
+			return fmt.Errorf("the deploy plan %q has no step %d", planString(u.Status.DeployPlan), n)
+		}
+		if !strings.Contains(steps[n-1].Check, want) {
+			return fmt.Errorf("step %d %s(%s) has check %q, want it to contain %q", n, steps[n-1].Type, steps[n-1].Target, steps[n-1].Check, want)
+		}
+		return nil
+	})
 	sc.Then(`^status.deployPlan says dryRun (true|false), validationResult "([^"]*)", from "([^"]*)" to "([^"]*)"$`,
 		func(dry, result, from, to string) error {
 			u, err := w.settle()

@@ -19,7 +19,7 @@ const ModeledKinds = "the simulator models Namespace (apiVersion v1), Deployment
 // applied in order: each ApplicationUpgrade (a v1alpha1 one converted to
 // v1beta1, as the webhook's matchPolicy Equivalent does) goes through
 // webhook.Check against the upgrades admitted before it. Other objects
-// pass. A Deployment that does not exist is not an admission error (the
+// pass if the simulator models them or lists them as inert (CheckKind). A Deployment that does not exist is not an admission error (the
 // controller reports it).
 func Admission() func(client.Object) error {
 	var admitted []upgradesv1beta1.ApplicationUpgrade
@@ -33,7 +33,7 @@ func Admission() func(client.Object) error {
 				return err
 			}
 		default:
-			return nil
+			return CheckKind(obj)
 		}
 		if err := webhook.Check(nil, &u, admitted); err != nil {
 			return fmt.Errorf("applicationupgrade %s/%s refused at admission: %w", u.Namespace, u.Name, err)

@@ -3,6 +3,7 @@ package simrun
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -43,6 +44,23 @@ type Env struct {
 	sink    *eventSink
 	start   time.Time
 	graphs  map[string]bool // namespace/name of the upgrades created at v1beta1
+	// reconcilesBy counts the operator's reconciles per upgrade (namespace/name)
+	reconcilesBy map[string]int
+}
+
+// countReconciles wraps wrap (may be nil) so each reconcile of the
+// operator is counted for its upgrade.
+func (e *Env) countReconciles(wrap func(reconcile.Reconciler) reconcile.Reconciler) func(reconcile.Reconciler) reconcile.Reconciler {
+	return func(r reconcile.Reconciler) reconcile.Reconciler {
+		inner := r
+		if wrap != nil {
+			inner = wrap(r)
+		}
+		return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			e.reconcilesBy[req.String()]++
+			return inner.Reconcile(ctx, req)
+		})
+	}
 }
 
 // NewEnv creates the simulation of cfg: the event log and transcript
@@ -52,6 +70,7 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 	sim := simapi.New(simulator.Options{Seed: cfg.Seed})
 	e := &Env{Sim: sim, cfg: cfg, start: sim.Now(), graphs: map[string]bool{}}
 	e.rec = eventlog.NewRecorder(e.start, cfg.EventLog)
+	e.rec.SetTemplateHash(simulator.PodTemplateHash)
 	e.tr = transcript.New(cfg.Transcript, e.start)
 	sim.Subscribe(func(ev simulator.WatchEvent) {
 		e.rec.Observe(ev.Type, ev.Object, ev.Time)
@@ -77,7 +96,8 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 			}
 		}
 	}
-	e.Operator = e.AddOperator(OperatorName, customize, cfg.Wrap)
+	e.reconcilesBy = map[string]int{}
+	e.Operator = e.AddOperator(OperatorName, customize, e.countReconciles(cfg.Wrap))
 	if setupErr != nil {
 		return nil, setupErr
 	}
@@ -163,7 +183,8 @@ func (e *Env) RunUntilRolledOut(ctx context.Context, timeout time.Duration) erro
 // dependency edge, checks.GraphOrdering); the transcript gets its closing
 // part.
 func (e *Env) Summary(ctx context.Context) (*Result, error) {
-	res := &Result{Elapsed: e.Sim.Elapsed(), Events: e.rec.Events(), KubeEvents: e.sink.events, Reconciles: e.Operator.Reconciles()}
+	res := &Result{Elapsed: e.Sim.Elapsed(), Events: e.rec.Events(), KubeEvents: e.sink.events, Reconciles: e.Operator.Reconciles(),
+		ReconcilesBy: maps.Clone(e.reconcilesBy)}
 	if err := judge(ctx, e.Sim.Client(), e.graphs, res); err != nil {
 		return nil, err
 	}

@@ -5,4 +5,5 @@ package simrun
 var (
 	DemoObjects      = demoObjects
 	GraphDemoObjects = graphDemoObjects
+	SidecarObjects   = sidecarObjects
 )

@@ -33,3 +33,15 @@ func TestGraphDemoAnyDependencyIsCaught(t *testing.T) {
 	assert.Contains(t, v[0], "worker → api: ")
 	assert.ErrorContains(t, checks.Verdict(res.Upgrades, res.Reports), "ordering violation in shop/shop-v3: worker → api: ")
 }
+
+// TestSidecarFirstWorkerMutantIsCaught: the worker's pods list a proxy
+// first, so every pod, old or new, has the same first image; the
+// counters-only mutant writes the API while old worker pods still run and
+// the hash-based check names one of them.
+func TestSidecarFirstWorkerMutantIsCaught(t *testing.T) {
+	res, err := simrun.Run(context.Background(), simrun.Config{Objects: simrun.SidecarObjects(t), Seed: 1, Reconciler: mutants.CountersOnly.Policy.Customize})
+	require.NoError(t, err)
+	v := res.Reports["mesh/upgrade-v2"].Violations
+	require.NotEmpty(t, v)
+	assert.Contains(t, v[0], "proxy=envoyproxy/envoy:v1.30.0, worker=registry.example.com/job-worker:v1.0.0")
+}

@@ -3,7 +3,6 @@ package simrun
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/lunadas/upgrade-operator/deploy"
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/manager"
+	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 	"github.com/lunadas/upgrade-operator/scenarios/manifests"
 )
@@ -53,6 +53,28 @@ func TestDemoTranscript(t *testing.T) {
 	assert.Equal(t, upgradesv1alpha1.PhaseCompleted, res.Upgrades[0].Status.Phase)
 }
 
+func sidecarObjects(t *testing.T) []client.Object {
+	t.Helper()
+	objs, err := manifests.LoadFS(os.DirFS(filepath.Join("testdata", "sidecar")), ".", manager.NewScheme())
+	require.NoError(t, err)
+	return objs
+}
+
+// TestSidecarFirstWorkerCompletesInOrder: a worker whose pods list a proxy
+// before the worker container upgrades with verdict OK (event log v2
+// tells old pods by template hash; v1 called every pod old) — over 10 seeds.
+func TestSidecarFirstWorkerCompletesInOrder(t *testing.T) {
+	for seed := int64(1); seed <= 10; seed++ {
+		res, err := Run(context.Background(), Config{Objects: sidecarObjects(t), Seed: seed})
+		require.NoError(t, err, "seed %d", seed)
+		require.NoError(t, checks.Verdict(res.Upgrades, res.Reports), "seed %d", seed)
+		rep := res.Reports["mesh/upgrade-v2"]
+		assert.Equal(t, map[string]int{"registry.example.com/job-worker:v2.0.0": 1}, rep.WorkerWrites, "seed %d", seed)
+		assert.Equal(t, 1, rep.APIWrites, "seed %d", seed)
+		assert.GreaterOrEqual(t, rep.Handoff, 0.0, "seed %d", seed)
+	}
+}
+
 // TestDemoReplaysByteForByte: the same seed gives the same transcript and event log.
 func TestDemoReplaysByteForByte(t *testing.T) {
 	tr1, ev1, _ := runDemo(t, 42)
@@ -70,12 +92,14 @@ func TestDemoEventLogOrdering(t *testing.T) {
 	for seed := int64(1); seed <= 20; seed++ {
 		_, raw, res := runDemo(t, seed)
 		var lastOldWorkerDeleted, firstAPIWrite = -1, -1
-		lines := bytes.Split(bytes.TrimSpace(raw), []byte("\n"))
-		for i, line := range lines {
-			var e eventlog.Event
-			require.NoError(t, json.Unmarshal(line, &e), "line %d", i+1)
+		events, err := eventlog.Read(bytes.NewReader(raw), "e.jsonl")
+		require.NoError(t, err)
+		var oldHash string // the worker's template hash before the operator's write
+		for i, e := range events {
 			switch {
-			case e.Event == eventlog.PodDeleted && e.Deployment == "job-worker" && e.Image == "registry.example.com/job-worker:v1.0.0":
+			case e.Event == eventlog.DeploymentWrite && e.Name == "job-worker" && oldHash == "":
+				oldHash = e.HashAfter
+			case e.Event == eventlog.PodDeleted && e.Deployment == "job-worker" && e.Hash == oldHash:
 				lastOldWorkerDeleted = i
 			case e.Event == eventlog.DeploymentWrite && e.Name == "job-api" && e.Image == "registry.example.com/job-api:v2.0.0" && firstAPIWrite < 0:
 				firstAPIWrite = i

@@ -37,3 +37,19 @@ func judgeMutants(t *testing.T, results []MutantResult) {
 		}
 	}
 }
+
+// TestSidecarWorkerCatchesCountersOnly: on the worker whose pods list a
+// proxy first (@sidecar), the counters-only mutant writes the API while
+// old worker pods still run, and that scenario alone catches it — the
+// ordering is judged by pod-template-hash, not by the first container.
+func TestSidecarWorkerCatchesCountersOnly(t *testing.T) {
+	base := Config{Backend: SimBackend{}, Seed: *seed, Context: t.Context(), Tags: "@sidecar"}
+	results := RunMutants(base, []mutants.Mutant{mutants.CountersOnly}, false)
+	WriteMutantTable(os.Stdout, "sim", results)
+	if len(results) != 1 || len(results[0].Outcomes) != 1 {
+		t.Fatalf("want one mutant run of one scenario, got %+v", results)
+	}
+	if o := results[0].Outcomes[0]; o.Passed || o.Stage == "setup" {
+		t.Fatalf("counters-only survived the sidecar-first worker: %+v", o)
+	}
+}

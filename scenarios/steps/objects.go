@@ -3,6 +3,7 @@ package steps
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -144,10 +145,16 @@ func atoi32(s string) int32 {
 // read by kwok on a real cluster and by the simulator's kubelet model alike.
 func (d *deploymentSpec) object(namespace string) *appsv1.Deployment {
 	labels := map[string]string{"app.kubernetes.io/name": d.name}
+	// the role's container (e.g. "worker") gets the role's image wherever
+	// it stands — a sidecar may come first; without one, the first does
+	main := slices.Index(d.containers, containerOf(d.role))
+	if main < 0 {
+		main = 0
+	}
 	var containers []corev1.Container
 	for i, name := range d.containers {
 		img := d.image
-		if i > 0 {
+		if i != main {
 			img = imageOf(name, CurrentTag)
 		}
 		containers = append(containers, corev1.Container{Name: name, Image: img})

@@ -131,6 +131,7 @@ func (s *scenario) register(sc *godog.ScenarioContext) {
 	s.registerActions(sc)
 	s.registerThen(sc)
 	s.registerGraph(sc)
+	s.registerRecovery(sc)
 }
 
 func (s *scenario) registerSetup(sc *godog.ScenarioContext) {

@@ -16,7 +16,8 @@ import (
 func TracesDir(backend string) string { return filepath.Join(ArtifactsDir(), "traces", backend) }
 
 // SaveTraces writes each scenario's detailed event log to
-// dir/<slug>.jsonl, first line the scenario's name.
+// dir/<slug>.jsonl: first line the scenario's name, then the event log
+// (its header line, then one event a line).
 func SaveTraces(dir string, outcomes []Outcome) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -29,7 +30,7 @@ func SaveTraces(dir string, outcomes []Outcome) error {
 			continue
 		}
 		enc := json.NewEncoder(f)
-		errs = append(errs, enc.Encode(map[string]string{"scenario": o.Scenario}))
+		errs = append(errs, enc.Encode(map[string]string{"scenario": o.Scenario}), eventlog.WriteHeader(f))
 		for _, e := range o.History.Events() {
 			errs = append(errs, enc.Encode(e))
 		}
@@ -38,25 +39,17 @@ func SaveTraces(dir string, outcomes []Outcome) error {
 	return errors.Join(errs...)
 }
 
-// LoadTrace reads the event log SaveTraces wrote for scenario.
+// LoadTrace reads the event log SaveTraces wrote for scenario; a trace of
+// an older event log version is refused (eventlog.Read).
 func LoadTrace(dir, scenario string) ([]eventlog.Event, error) {
 	f, err := os.Open(filepath.Join(dir, Slug(scenario)+".jsonl"))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	s := bufio.NewScanner(f)
-	s.Buffer(make([]byte, 1<<20), 1<<24)
-	var out []eventlog.Event
-	for line := 0; s.Scan(); line++ {
-		if line == 0 {
-			continue
-		}
-		var e eventlog.Event
-		if err := json.Unmarshal(s.Bytes(), &e); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", f.Name(), line+1, err)
-		}
-		out = append(out, e)
+	r := bufio.NewReader(f)
+	if _, err := r.ReadBytes('\n'); err != nil {
+		return nil, fmt.Errorf("%s: no scenario line: %w", f.Name(), err)
 	}
-	return out, s.Err()
+	return eventlog.Read(r, f.Name())
 }

@@ -57,7 +57,7 @@ func toRelease(r starlingx.Release) vim.Release {
 	return vim.Release{ReleaseID: r.ID, State: r.State, SwVersion: r.SwVersion(), Component: r.Component, Status: r.Status,
 		Unremovable: r.Unremovable, Summary: r.Summary, Description: r.Description, InstallInstructions: r.InstallInstructions,
 		Warnings: r.Warnings, RebootRequired: r.RebootRequired, PrepatchedISO: r.PrepatchedISO, Requires: nonNil(r.Requires),
-		Packages: nonNil(r.Packages), SupportedK8sVersions: nonNil(r.SupportedK8sVersions)}
+		Packages: nonNil(r.Packages)}
 }
 
 // ListDeploys implements vim.USM.

@@ -119,12 +119,15 @@ func collect(in Input) ([]*depRows, []eventlog.Event, float64) {
 	pods := map[string]*pod{}
 	var phases []eventlog.Event
 	end := 0.0
+	podImage := eventlog.PodImages(in.Events)
 	for _, e := range in.Events {
 		end = math.Max(end, e.T)
 		switch e.Event {
 		case eventlog.DeploymentWrite:
 			d := dep(e.Name)
-			d.addImage(e.Image)
+			if e.Image != "" {
+				d.addImage(e.Image)
+			}
 			d.writes = append(d.writes, e)
 		case eventlog.Phase:
 			phases = append(phases, e)
@@ -135,10 +138,10 @@ func collect(in Input) ([]*depRows, []eventlog.Event, float64) {
 			key := e.Namespace + "/" + e.Name
 			p := pods[key]
 			if p == nil || (e.Event == eventlog.PodCreated && p.deleted >= 0) {
-				p = &pod{name: e.Name, dep: e.Deployment, image: e.Image, created: e.T, ready: -1, deleting: -1, deleted: -1}
+				p = &pod{name: e.Name, dep: e.Deployment, image: podImage(e), created: e.T, ready: -1, deleting: -1, deleted: -1}
 				pods[key] = p
 				d := dep(e.Deployment)
-				d.addImage(e.Image)
+				d.addImage(p.image)
 				d.pods = append(d.pods, p)
 			}
 			switch e.Event {

@@ -72,12 +72,10 @@ func phases(u *upgradesv1beta1.ApplicationUpgrade) string {
 // the dependent's first write of its new image), then the violations.
 func (t *Transcript) graphVerdict(u *upgradesv1beta1.ApplicationUpgrade, res Summary) {
 	k := key(u)
-	fmt.Fprintf(t.out, "%s: %s after %s%s\n", k, u.Status.Phase, res.Elapsed, reconciles(res.Reconciles))
+	fmt.Fprintln(t.out, res.upgradeLine(k, string(u.Status.Phase)))
 	for _, e := range res.Edges[k] {
 		edge := e.Dependency + " → " + e.Dependent
 		switch {
-		case e.Unchecked != "":
-			fmt.Fprintf(t.out, "  %s: not checked: %s\n", edge, e.Unchecked)
 		case e.FirstAPIWrite < 0:
 			fmt.Fprintf(t.out, "  %s: %s image never written\n", edge, e.API)
 		case e.LastOldWorkerDeleted < 0:

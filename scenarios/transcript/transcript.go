@@ -80,6 +80,44 @@ type Summary struct {
 	Edges map[string][]checks.EdgeReport
 	// Reconciles counts the operator's reconcile calls; -1 when unknown.
 	Reconciles int
+	// ReconcilesBy counts them per upgrade (namespace/name); nil when
+	// unknown (Reconciles is printed then).
+	ReconcilesBy map[string]int
+}
+
+// upgradeLine is an upgrade's verdict line: its phase, its own duration
+// (from its first recorded phase to its first Completed or Failed, else to
+// the end of the run) and its own reconcile count where known.
+func (res Summary) upgradeLine(k, phase string) string {
+	n := res.Reconciles
+	if res.ReconcilesBy != nil {
+		n = res.ReconcilesBy[k]
+	}
+	return fmt.Sprintf("%s: %s after %s%s", k, phase, res.duration(k), reconciles(n))
+}
+
+// duration is upgrade k's span in the event log (see upgradeLine); the
+// run's Elapsed when the log has no phase of it.
+func (res Summary) duration(k string) time.Duration {
+	first, end := -1.0, -1.0
+	for _, e := range res.Events {
+		if e.Event != eventlog.Phase || e.Namespace+"/"+e.Name != k {
+			continue
+		}
+		if first < 0 {
+			first = e.T
+		}
+		if end < 0 && (e.Phase == string(upgradesv1alpha1.PhaseCompleted) || e.Phase == string(upgradesv1alpha1.PhaseFailed)) {
+			end = e.T
+		}
+	}
+	if first < 0 {
+		return res.Elapsed
+	}
+	if end < 0 {
+		end = res.Elapsed.Seconds()
+	}
+	return time.Duration((end - first) * float64(time.Second)).Round(time.Millisecond)
 }
 
 // Observe prints the table when obj is an ApplicationUpgrade (at either
@@ -154,8 +192,13 @@ func (t *Transcript) Finish(res Summary) {
 			continue
 		}
 		rep := res.Reports[key(&u)]
-		fmt.Fprintf(t.out, "%s: %s after %s%s\n", key(&u), u.Status.Phase, res.Elapsed, reconciles(res.Reconciles))
-		if rep.FirstAPIWrite >= 0 {
+		fmt.Fprintln(t.out, res.upgradeLine(key(&u), string(u.Status.Phase)))
+		switch {
+		case rep.FirstAPIWrite < 0:
+		case rep.LastOldWorkerDeleted < 0:
+			// no old worker pod (none ran, or the worker was not rewritten): no handoff to show
+			fmt.Fprintf(t.out, "  API image written at %.1fs, no old worker pod deleted before it\n", rep.FirstAPIWrite)
+		default:
 			fmt.Fprintf(t.out, "  last old worker pod deleted at %.1fs, API image written at %.1fs: handoff %.3fs\n",
 				rep.LastOldWorkerDeleted, rep.FirstAPIWrite, rep.Handoff)
 		}
@@ -172,13 +215,14 @@ func (t *Transcript) Finish(res Summary) {
 func (t *Transcript) pods(events []eventlog.Event, ranks map[string]int) {
 	byName := map[string]*podLife{}
 	var order []string
+	podImage := eventlog.PodImages(events)
 	for _, e := range events {
 		if !strings.HasPrefix(e.Event, "Pod") {
 			continue
 		}
 		p, ok := byName[e.Namespace+"/"+e.Name]
 		if !ok {
-			p = &podLife{name: e.Name, deployment: e.Deployment, image: e.Image, created: -1, ready: -1, deleting: -1, deleted: -1}
+			p = &podLife{name: e.Name, deployment: e.Deployment, image: podImage(e), created: -1, ready: -1, deleting: -1, deleted: -1}
 			byName[e.Namespace+"/"+e.Name] = p
 			order = append(order, e.Namespace+"/"+e.Name)
 		}

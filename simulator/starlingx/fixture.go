@@ -43,7 +43,7 @@ func DemoConfig(mode SystemMode, start time.Time) Config {
 
 func demoRelease(id, state string, requires, kube []string, reboot bool) Release {
 	r := Release{
-		ID: id, State: state, Status: "REL", Requires: requires, SupportedK8sVersions: kube,
+		ID: id, State: state, Status: "REL", Requires: requires, FeedKubeVersions: kube,
 		RebootRequired: reboot, Summary: id + " release", Description: "StarlingX " + id,
 	}
 	if mustID(id).patch == 0 {

@@ -52,9 +52,9 @@ func (s *System) patchIssues(target *Release) []string {
 			issues = append(issues, fmt.Sprintf("Required release %s is %s", q, r.State))
 		}
 	}
-	if active := s.activeKube(); len(target.SupportedK8sVersions) > 0 && !target.supportsKube(active) {
+	if active := s.activeKube(); len(target.FeedKubeVersions) > 0 && !target.supportsKube(active) {
 		issues = append(issues, fmt.Sprintf("Active kubernetes version [%s] is a valid supported version: [Fail] (supported: %s)",
-			active, strings.Join(target.SupportedK8sVersions, ", ")))
+			active, strings.Join(target.FeedKubeVersions, ", ")))
 	}
 	return issues
 }
@@ -73,7 +73,7 @@ func (s *System) majorIssues(target *Release, tid releaseID) []string {
 	}
 	if active := s.activeKube(); !target.supportsKube(active) {
 		issues = append(issues, fmt.Sprintf("Upgrade active kubernetes version [%s] to one of the supported versions [%s]. See \"system kube-version-list\"",
-			active, strings.Join(target.SupportedK8sVersions, ", ")))
+			active, strings.Join(target.FeedKubeVersions, ", ")))
 	}
 	if s.cfg.Mode.IsDuplex() && s.activeController().Hostname != Controller0 {
 		issues = append(issues, "Active controller is controller-0: [Fail]")

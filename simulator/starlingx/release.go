@@ -7,25 +7,28 @@ import (
 )
 
 // Release is one uploaded product release as USM reports it
-// (software/release_data.py to_query_dict), plus SupportedK8sVersions, which
-// the real system keeps in the release's ostree feed
-// (/usr/local/kubernetes, read by deploy-precheck) rather than in USM's
-// release query.
+// (software/release_data.py to_query_dict), plus FeedKubeVersions: the
+// Kubernetes versions the release's ostree feed installs under
+// /usr/local/kubernetes. The real system never serves that list over USM:
+// deploy-precheck reads it from the feed (software/scripts/deploy-precheck
+// _get_supported_k8s_versions) and sysinv lists it once the release runs
+// (sysinv/common/kubernetes.py get_installed_kube_versions); the model
+// uses it for exactly those two and nothing else.
 type Release struct {
-	ID                   string   // "starlingx-13.01.2"
-	State                string   // Release* constants
-	Component            string   // "" for product releases
-	Status               string   // "REL" or "DEV"
-	Unremovable          bool     // GA releases are unremovable
-	Summary              string   // one line
-	Description          string   // free text
-	InstallInstructions  string   // free text
-	Warnings             string   // free text
-	RebootRequired       bool     // hosts lock / reboot / unlock during the deploy
-	PrepatchedISO        bool     // the ISO already carries the patches
-	Requires             []string // release ids that must be deployed first
-	Packages             []string // debian packages
-	SupportedK8sVersions []string // Kubernetes versions this release can run, "v1.33.0"
+	ID                  string   // "starlingx-13.01.2"
+	State               string   // Release* constants
+	Component           string   // "" for product releases
+	Status              string   // "REL" or "DEV"
+	Unremovable         bool     // GA releases are unremovable
+	Summary             string   // one line
+	Description         string   // free text
+	InstallInstructions string   // free text
+	Warnings            string   // free text
+	RebootRequired      bool     // hosts lock / reboot / unlock during the deploy
+	PrepatchedISO       bool     // the ISO already carries the patches
+	Requires            []string // release ids that must be deployed first
+	Packages            []string // debian packages
+	FeedKubeVersions    []string // the feed's /usr/local/kubernetes versions, "v1.33.0"; never served over USM
 }
 
 // SwVersion is USM's "sw_version" of the release: the three-part
@@ -41,12 +44,12 @@ func (r Release) SwVersion() string {
 func (r Release) clone() Release {
 	r.Requires = append([]string(nil), r.Requires...)
 	r.Packages = append([]string(nil), r.Packages...)
-	r.SupportedK8sVersions = append([]string(nil), r.SupportedK8sVersions...)
+	r.FeedKubeVersions = append([]string(nil), r.FeedKubeVersions...)
 	return r
 }
 
 func (r Release) supportsKube(v string) bool {
-	for _, k := range r.SupportedK8sVersions {
+	for _, k := range r.FeedKubeVersions {
 		if k == v {
 			return true
 		}
@@ -68,8 +71,11 @@ func parseReleaseID(s string) (releaseID, error) {
 	}
 	ver := s[i+1:]
 	parts := strings.Split(ver, ".")
+	if len(parts) == 2 { // USM's GA form <component>-MM.mm (utils.py get_component_and_versions: pp defaults to 0)
+		parts, ver = append(parts, "0"), ver+".0"
+	}
 	if len(parts) != 3 {
-		return releaseID{}, fmt.Errorf("release id %q: want MM.mm.P after the prefix", s)
+		return releaseID{}, fmt.Errorf("release id %q: want MM.mm[.pp] after the prefix", s)
 	}
 	var n [3]int
 	for k, p := range parts {

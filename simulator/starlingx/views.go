@@ -100,7 +100,7 @@ func (s *System) kubeVersionViews() []KubeVersionView {
 	var listed []KubeVersion
 	dep := s.release(s.deployed)
 	for _, k := range s.kubes {
-		if running[k.Version] > 0 || len(dep.SupportedK8sVersions) == 0 || dep.supportsKube(k.Version) {
+		if running[k.Version] > 0 || len(dep.FeedKubeVersions) == 0 || dep.supportsKube(k.Version) {
 			listed = append(listed, k)
 		}
 	}

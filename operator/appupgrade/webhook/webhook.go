@@ -62,6 +62,9 @@ func (v *Validator) SetupWithManager(mgr ctrl.Manager) error {
 
 // ValidateCreate checks the graph and the overlap with every other upgrade.
 func (v *Validator) ValidateCreate(ctx context.Context, u *v1beta1.ApplicationUpgrade) (admission.Warnings, error) {
+	if err := checkAlphaWrite(ctx, nil, u); err != nil {
+		return nil, err
+	}
 	others, err := v.others(ctx, u)
 	if err != nil {
 		return nil, err
@@ -71,6 +74,9 @@ func (v *Validator) ValidateCreate(ctx context.Context, u *v1beta1.ApplicationUp
 
 // ValidateUpdate checks what the update changes (see Validator).
 func (v *Validator) ValidateUpdate(ctx context.Context, old, updated *v1beta1.ApplicationUpgrade) (admission.Warnings, error) {
+	if err := checkAlphaWrite(ctx, old, updated); err != nil {
+		return nil, err
+	}
 	if updated.DeletionTimestamp != nil || equality.Semantic.DeepEqual(old.Spec, updated.Spec) {
 		return nil, nil
 	}

@@ -38,8 +38,11 @@ func act(ctx context.Context, c vim.Client, a deploy.Action) error {
 func create(ctx context.Context, c vim.Client, step plan.DeployStep, p v1alpha1.DeployPolicy) error {
 	ctrl, worker := vim.ApplyType(p.ControllerApplyType), vim.ApplyType(p.WorkerApplyType)
 	if step.Kind == plan.KubeUpgrade {
+		// The real VIM accepts only serial controllers for kube-upgrade
+		// (KubeUpgradeStrategyAPI.post: 400 otherwise), whatever
+		// spec.deployPolicy.controllerApplyType says for sw-deploy steps.
 		_, err := c.CreateKubeUpgradeStrategy(ctx, vim.KubeUpgradeRequest{
-			ToVersion: step.Kube.String(), ControllerApplyType: ctrl, WorkerApplyType: worker,
+			ToVersion: step.Kube.String(), ControllerApplyType: vim.ApplySerial, WorkerApplyType: worker,
 			MaxParallelWorkerHosts: int(p.MaxParallelWorkerHosts), DefaultInstanceAction: string(p.InstanceAction),
 			AlarmRestrictions: string(p.AlarmRestriction),
 		})

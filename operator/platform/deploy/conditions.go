@@ -1,6 +1,8 @@
 package deploy
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -49,6 +51,22 @@ func SetStalledCondition(st *v1alpha1.UpgradeStatus, p Phase, reason, msg string
 		status = metav1.ConditionTrue
 	}
 	set(st, v1alpha1.ConditionStalled, status, reason, msg, gen, now)
+}
+
+// SetReleasesSkippedCondition: ReleasesSkipped is True, naming them, while
+// the last observation left out USM releases or requires entries the
+// planner cannot use; absent otherwise (the usual case adds nothing). It
+// reports whether the message changed (a new set of skipped entries), so
+// the caller warns once per change, not every reconcile.
+func SetReleasesSkippedCondition(st *v1alpha1.UpgradeStatus, skipped []string, gen int64, now time.Time) bool {
+	if len(skipped) == 0 {
+		meta.RemoveStatusCondition(&st.Conditions, v1alpha1.ConditionReleasesSkipped)
+		return false
+	}
+	msg := fmt.Sprintf("left out of planning (not a product release starlingx-MM.mm[.pp] as USM parses ids): %s", strings.Join(skipped, "; "))
+	old := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReleasesSkipped)
+	set(st, v1alpha1.ConditionReleasesSkipped, metav1.ConditionTrue, "ReleasesSkipped", msg, gen, now)
+	return old == nil || old.Message != msg
 }
 
 func set(st *v1alpha1.UpgradeStatus, typ string, status metav1.ConditionStatus, reason, msg string, gen int64, now time.Time) {

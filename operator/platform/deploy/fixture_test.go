@@ -35,7 +35,8 @@ func demoLive(composite string, mode v1alpha1.SystemMode) Live {
 		return "available"
 	}
 	prod := func(id string, kube []string, req ...string) v1alpha1.UploadedProductRelease {
-		return v1alpha1.UploadedProductRelease{ReleaseID: id, State: state(id), Requires: req, SupportedK8sVersions: kube}
+		_ = kube // USM releases carry no Kubernetes versions; sysinv lists the running release's
+		return v1alpha1.UploadedProductRelease{ReleaseID: id, State: state(id), Requires: req}
 	}
 	l := Live{Mode: mode, Running: c, ActiveController: "controller-0"}
 	l.Products = []v1alpha1.UploadedProductRelease{
@@ -43,7 +44,11 @@ func demoLive(composite string, mode v1alpha1.SystemMode) Live {
 		prod("starlingx-13.01.2", old, "starlingx-13.01.1"), prod("starlingx-27.03.0", next, "starlingx-13.01.2"),
 		prod("starlingx-27.03.1", next, "starlingx-27.03.0"),
 	}
-	for _, v := range []string{"v1.32.2", "v1.33.0", "v1.34.1", "v1.35.0"} {
+	listed := old // sysinv lists the running release's versions only
+	if !c.Platform.IsZero() && !c.Platform.SameMajor(release.MustParseID("starlingx-13.01.0")) {
+		listed = next
+	}
+	for _, v := range listed {
 		st := v1alpha1.K8sVersionState("available")
 		if v == c.Kubernetes.String() {
 			st = "active"

@@ -25,20 +25,20 @@ type Answers struct {
 // LiveFrom converts what the system answered. The running product release
 // is the highest deployed (or committed) one; the running Kubernetes
 // version the active one, else the version a kube upgrade in progress
-// started from. Kubernetes versions are sysinv's list plus the versions
-// deployable product releases support that sysinv does not list yet
-// (sysinv lists only the running release's versions; a major upgrade
-// targets the new release's), as available.
+// started from. Kubernetes versions are sysinv's list as it is: the
+// running release's versions (sysinv/common/kubernetes.py
+// get_kube_versions); nothing is added for releases not running yet (USM
+// does not say which versions they run; see plan.Compute).
 func LiveFrom(a Answers) (Live, error) {
 	var l Live
 	if a.System != nil {
 		l.Mode = v1alpha1.SystemMode(a.System.SystemMode)
 	}
 	var err error
-	if l.Products, l.Running.Platform, err = products(a.Releases); err != nil {
+	if l.Products, l.Running.Platform, l.Skipped, err = products(a.Releases); err != nil {
 		return l, err
 	}
-	if l.Kubes, l.Running.Kubernetes, err = kubes(a.KubeVersions, a.KubeUpgrades, l.Products); err != nil {
+	if l.Kubes, l.Running.Kubernetes, err = kubes(a.KubeVersions, a.KubeUpgrades); err != nil {
 		return l, err
 	}
 	for _, h := range a.Hosts {
@@ -81,21 +81,30 @@ func StrategyFrom(s *vim.Strategy) *Strategy {
 }
 
 // products converts USM's releases, sorted by id, and finds the running
-// release: the highest deployed or committed one.
-func products(rels []vim.Release) ([]v1alpha1.UploadedProductRelease, release.ID, error) {
+// release: the highest deployed or committed one. A release that is not a
+// product release (another component), whose id USM's form does not fit,
+// or a requires entry of that kind, is left out and named in skipped: the
+// planner cannot use it, and the rest of the catalog still plans.
+func products(rels []vim.Release) (out []v1alpha1.UploadedProductRelease, running release.ID, skipped []string, err error) {
 	type item struct {
 		id  release.ID
 		out v1alpha1.UploadedProductRelease
 	}
 	var items []item
-	var running release.ID
 	for _, r := range rels {
-		id, err := release.ParseID(r.ReleaseID)
+		id, err := release.ParseProductID(r.ReleaseID)
 		if err != nil {
-			return nil, running, fmt.Errorf("usm release %q: %w", r.ReleaseID, err)
+			skipped = append(skipped, fmt.Sprintf("usm release %q: %v", r.ReleaseID, err))
+			continue
 		}
-		p := v1alpha1.UploadedProductRelease{ReleaseID: r.ReleaseID, State: v1alpha1.ProductReleaseState(r.State),
-			Requires: append([]string(nil), r.Requires...), SupportedK8sVersions: append([]string(nil), r.SupportedK8sVersions...)}
+		p := v1alpha1.UploadedProductRelease{ReleaseID: r.ReleaseID, State: v1alpha1.ProductReleaseState(r.State)}
+		for _, q := range r.Requires {
+			if _, err := release.ParseProductID(q); err != nil {
+				skipped = append(skipped, fmt.Sprintf("usm release %q requires %q: %v", r.ReleaseID, q, err))
+				continue
+			}
+			p.Requires = append(p.Requires, q)
+		}
 		items = append(items, item{id, p})
 		st := release.ProductState(r.State)
 		if (st == release.ProductDeployed || st == release.ProductCommitted) && (running.IsZero() || id.Compare(running) > 0) {
@@ -103,43 +112,29 @@ func products(rels []vim.Release) ([]v1alpha1.UploadedProductRelease, release.ID
 		}
 	}
 	if running.IsZero() {
-		return nil, running, fmt.Errorf("usm lists no deployed release, so the running product release is unknown")
+		return nil, running, skipped, fmt.Errorf("usm lists no deployed product release (starlingx-MM.mm[.pp]), so the running product release is unknown")
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].id.Compare(items[j].id) < 0 })
-	out := make([]v1alpha1.UploadedProductRelease, len(items))
+	out = make([]v1alpha1.UploadedProductRelease, len(items))
 	for i, it := range items {
 		out[i] = it.out
 	}
-	return out, running, nil
+	return out, running, skipped, nil
 }
 
-// kubes converts sysinv's versions, adds the ones deployable products
-// support, sorts them and finds the running version.
-func kubes(vs []vim.KubeVersion, ups []vim.KubeUpgrade, prods []v1alpha1.UploadedProductRelease) ([]v1alpha1.UploadedK8sVersion, release.KubeVersion, error) {
+// kubes converts sysinv's versions, sorts them and finds the running one.
+func kubes(vs []vim.KubeVersion, ups []vim.KubeUpgrade) ([]v1alpha1.UploadedK8sVersion, release.KubeVersion, error) {
 	var running release.KubeVersion
-	seen := map[string]bool{}
 	var out []v1alpha1.UploadedK8sVersion
 	for _, k := range vs {
 		v, err := release.ParseKubeVersion(k.Version)
 		if err != nil {
 			return nil, running, fmt.Errorf("sysinv kubernetes version %q: %w", k.Version, err)
 		}
-		seen[k.Version] = true
 		out = append(out, v1alpha1.UploadedK8sVersion{Version: k.Version, State: v1alpha1.K8sVersionState(k.State),
 			UpgradeFrom: append([]string(nil), k.UpgradeFrom...)})
 		if release.KubeState(k.State) == release.KubeActive {
 			running = v
-		}
-	}
-	for _, p := range prods {
-		if !release.ProductState(p.State).Deployable() {
-			continue
-		}
-		for _, s := range p.SupportedK8sVersions {
-			if _, err := release.ParseKubeVersion(s); err == nil && !seen[s] {
-				seen[s] = true
-				out = append(out, v1alpha1.UploadedK8sVersion{Version: s, State: v1alpha1.K8sVersionState(release.KubeAvailable)})
-			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -14,11 +14,11 @@ func answers() Answers {
 	return Answers{
 		System: &vim.System{SystemMode: "duplex"},
 		Releases: []vim.Release{
-			{ReleaseID: "starlingx-13.01.10", State: "available", SupportedK8sVersions: []string{"v1.34.1"}},
-			{ReleaseID: "starlingx-13.01.2", State: "deployed", SupportedK8sVersions: []string{"v1.33.0", "v1.34.1"}},
+			{ReleaseID: "starlingx-13.01.10", State: "available"},
+			{ReleaseID: "starlingx-13.01.2", State: "deployed"},
 			{ReleaseID: "starlingx-13.01.0", State: "deployed"},
-			{ReleaseID: "starlingx-27.03.0", State: "available", Requires: []string{"starlingx-13.01.2"}, SupportedK8sVersions: []string{"v1.34.1", "v1.35.0"}},
-			{ReleaseID: "starlingx-40.01.0", State: "unavailable", SupportedK8sVersions: []string{"v1.40.0"}},
+			{ReleaseID: "starlingx-27.03.0", State: "available", Requires: []string{"starlingx-13.01.2"}},
+			{ReleaseID: "starlingx-40.01.0", State: "unavailable"},
 		},
 		KubeVersions: []vim.KubeVersion{
 			{Version: "v1.34.1", State: "available", UpgradeFrom: []string{"v1.33.0"}},
@@ -42,8 +42,9 @@ func TestLiveFrom(t *testing.T) {
 		kubes = append(kubes, k.Version+"="+string(k.State))
 	}
 	assert.Equal(t, []string{"starlingx-13.01.0", "starlingx-13.01.2", "starlingx-13.01.10", "starlingx-27.03.0", "starlingx-40.01.0"}, ids)
-	assert.Equal(t, []string{"v1.33.0=active", "v1.34.1=available", "v1.35.0=available"}, kubes,
-		"versions a deployable release supports are added; unavailable releases add none")
+	assert.Equal(t, []string{"v1.33.0=active", "v1.34.1=available"}, kubes,
+		"sysinv's list as it is: nothing invented for releases not running yet")
+	assert.Empty(t, l.Skipped)
 	assert.Nil(t, l.Strategy)
 }
 
@@ -67,15 +68,46 @@ func TestLiveFromErrors(t *testing.T) {
 	a := answers()
 	a.Releases = []vim.Release{{ReleaseID: "starlingx-13.01.0", State: "available"}}
 	_, err := LiveFrom(a)
-	assert.ErrorContains(t, err, "no deployed release")
+	assert.ErrorContains(t, err, "no deployed product release")
 	a = answers()
 	a.KubeVersions = []vim.KubeVersion{{Version: "v1.33.0", State: "partial"}}
 	_, err = LiveFrom(a)
 	assert.ErrorContains(t, err, "running version is unknown")
-	a = answers()
-	a.Releases = append(a.Releases, vim.Release{ReleaseID: "13.01", State: "available"})
-	_, err = LiveFrom(a)
-	assert.ErrorContains(t, err, `usm release "13.01"`)
+}
+
+// TestLiveFromSkipsWhatThePlannerCannotUse: USM ids are
+// <component>-MM.mm[.pp] (utils.py get_component_and_versions); another
+// component, an id without one, a malformed id or requires entry is left
+// out and named, never a failed observation; a GA id without the patch
+// part is a product release.
+func TestLiveFromSkipsWhatThePlannerCannotUse(t *testing.T) {
+	a := answers()
+	a.Releases = append(a.Releases,
+		vim.Release{ReleaseID: "13.01", State: "available"},
+		vim.Release{ReleaseID: "pxeboot-13.01.1", State: "deployed"},
+		vim.Release{ReleaseID: "starlingx-13.01.x", State: "available"},
+		vim.Release{ReleaseID: "starlingx-41.03", State: "available", Requires: []string{"starlingx-13.01.2", "firmware-1.0.3", "junk"}},
+		vim.Release{ReleaseID: "starlingx-13.01.11", State: "deployed-partial"},
+		vim.Release{ReleaseID: "starlingx-13.01.12", State: ""})
+	l, err := LiveFrom(a)
+	require.NoError(t, err)
+	assert.Equal(t, "starlingx-13.01.2 / v1.33.0", l.Running.String(), "deployed-partial is not the running release")
+	var ids []string
+	for _, p := range l.Products {
+		ids = append(ids, p.ReleaseID+"="+string(p.State))
+		if p.ReleaseID == "starlingx-41.03" {
+			assert.Equal(t, []string{"starlingx-13.01.2"}, p.Requires)
+		}
+	}
+	assert.Equal(t, []string{"starlingx-13.01.0=deployed", "starlingx-13.01.2=deployed", "starlingx-13.01.10=available",
+		"starlingx-13.01.11=deployed-partial", "starlingx-13.01.12=", "starlingx-27.03.0=available", "starlingx-40.01.0=unavailable",
+		"starlingx-41.03=available"}, ids)
+	require.Len(t, l.Skipped, 5)
+	assert.Contains(t, l.Skipped[0], `usm release "13.01"`)
+	assert.Contains(t, l.Skipped[1], `usm release "pxeboot-13.01.1"`)
+	assert.Contains(t, l.Skipped[2], `usm release "starlingx-13.01.x"`)
+	assert.Contains(t, l.Skipped[3], `usm release "starlingx-41.03" requires "firmware-1.0.3"`)
+	assert.Contains(t, l.Skipped[4], `requires "junk"`)
 }
 
 func TestStrategyFromSwUpgrade(t *testing.T) {

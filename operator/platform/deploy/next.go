@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	"github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/platform/dryrun"
 	"github.com/lunadas/upgrade-operator/operator/platform/observed"
@@ -137,5 +139,8 @@ func (d *decider) finish() {
 	SetReadyCondition(&d.st, d.out.Phase, d.out.Reason, d.out.Message, d.u.Generation, now)
 	SetProgressingCondition(&d.st, d.out.Phase, d.out.Reason, d.out.Message, d.u.Generation, now)
 	SetStalledCondition(&d.st, d.out.Phase, d.out.Reason, d.out.Message, d.u.Generation, now)
+	if SetReleasesSkippedCondition(&d.st, d.live.Skipped, d.u.Generation, now) {
+		d.event(true, "ReleasesSkipped", "%s", meta.FindStatusCondition(d.st.Conditions, v1alpha1.ConditionReleasesSkipped).Message)
+	}
 	d.out.Status = d.st
 }

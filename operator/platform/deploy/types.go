@@ -62,6 +62,10 @@ type Live struct {
 	KubeUpgradeInProgress string
 	// Strategy is the VIM's strategy, nil when it holds none.
 	Strategy *Strategy
+	// Skipped names the USM releases and requires entries the planner
+	// cannot use (another component, an id USM's form does not fit), one
+	// line each; reported as a warning, never a failed observation.
+	Skipped []string
 }
 
 // Input is everything Next decides from.

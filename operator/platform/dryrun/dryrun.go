@@ -43,6 +43,7 @@ func DeployPlan(spec v1alpha1.UpgradeSpec, st v1alpha1.UpgradeStatus) v1alpha1.D
 			Type:   v1alpha1.DeployStepType(s.Kind),
 			Target: s.Target(),
 			Reason: s.Reason,
+			Check:  s.Check,
 		})
 	}
 	return out

@@ -30,10 +30,15 @@ func Current(st v1alpha1.UpgradeStatus) (release.Composite, error) {
 func Mode(st v1alpha1.UpgradeStatus) plan.SystemMode { return plan.SystemMode(st.SystemMode) }
 
 // Catalog converts status.uploadedProductReleases and
-// status.uploadedK8sVersions. A malformed id or version is an error naming
-// the entry (the controller wrote something it should not have).
+// status.uploadedK8sVersions; the Kubernetes versions are sysinv's, so
+// they describe the running product release of status.release (KubesOf).
+// A malformed id or version is an error naming the entry (the controller
+// wrote something it should not have).
 func Catalog(st v1alpha1.UpgradeStatus) (release.Catalog, error) {
 	var cat release.Catalog
+	if c, err := release.ParseComposite(st.Release); err == nil {
+		cat.KubesOf = c.Platform
+	}
 	for i, r := range st.UploadedProductReleases {
 		p, err := product(r)
 		if err != nil {
@@ -56,20 +61,17 @@ func Catalog(st v1alpha1.UpgradeStatus) (release.Catalog, error) {
 }
 
 func product(r v1alpha1.UploadedProductRelease) (release.Product, error) {
-	id, err := release.ParseID(r.ReleaseID)
+	id, err := release.ParseProductID(r.ReleaseID)
 	if err != nil {
 		return release.Product{}, err
 	}
 	p := release.Product{ID: id, State: release.ProductState(r.State)}
 	for _, q := range r.Requires {
-		qid, err := release.ParseID(q)
+		qid, err := release.ParseProductID(q)
 		if err != nil {
 			return release.Product{}, fmt.Errorf("%s.requires: %w", r.ReleaseID, err)
 		}
 		p.Requires = append(p.Requires, qid)
-	}
-	if p.Kube, err = kubeVersions(r.SupportedK8sVersions); err != nil {
-		return release.Product{}, fmt.Errorf("%s.supportedK8sVersions: %w", r.ReleaseID, err)
 	}
 	return p, nil
 }

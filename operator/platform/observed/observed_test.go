@@ -13,9 +13,10 @@ import (
 
 func TestCatalog(t *testing.T) {
 	st := v1alpha1.UpgradeStatus{
+		Release: "starlingx-13.01.0 / v1.33.0",
 		UploadedProductReleases: []v1alpha1.UploadedProductRelease{
-			{ReleaseID: "starlingx-13.01.0", State: "deployed", SupportedK8sVersions: []string{"v1.33.0"}},
-			{ReleaseID: "starlingx-13.01.1", State: "available", Requires: []string{"starlingx-13.01.0"}, SupportedK8sVersions: []string{"v1.33.0", "v1.34.1"}},
+			{ReleaseID: "starlingx-13.01.0", State: "deployed"},
+			{ReleaseID: "starlingx-13.01.1", State: "available", Requires: []string{"starlingx-13.01.0"}},
 		},
 		UploadedK8sVersions: []v1alpha1.UploadedK8sVersion{
 			{Version: "v1.33.0", State: "active"},
@@ -27,7 +28,7 @@ func TestCatalog(t *testing.T) {
 	p, ok := cat.Product(release.MustParseID("starlingx-13.01.1"))
 	require.True(t, ok)
 	assert.Equal(t, release.ProductAvailable, p.State)
-	assert.True(t, p.Supports(release.MustParseKubeVersion("v1.34.1")))
+	assert.Equal(t, "starlingx-13.01.0", cat.KubesOf.String(), "sysinv's versions describe the running release")
 	assert.Equal(t, "starlingx-13.01.0", p.Requires[0].String())
 	k, ok := cat.Kube(release.MustParseKubeVersion("v1.34.1"))
 	require.True(t, ok)
@@ -36,9 +37,8 @@ func TestCatalog(t *testing.T) {
 
 func TestCatalogMalformed(t *testing.T) {
 	for name, st := range map[string]v1alpha1.UpgradeStatus{
-		"status.uploadedProductReleases[0]: release id \"13.01.0\"":    {UploadedProductReleases: []v1alpha1.UploadedProductRelease{{ReleaseID: "13.01.0"}}},
+		"status.uploadedProductReleases[0]: release id \"13.01.x\"":    {UploadedProductReleases: []v1alpha1.UploadedProductRelease{{ReleaseID: "13.01.x"}}},
 		"starlingx-13.01.0.requires: release id \"x\"":                 {UploadedProductReleases: []v1alpha1.UploadedProductRelease{{ReleaseID: "starlingx-13.01.0", Requires: []string{"x"}}}},
-		"starlingx-13.01.0.supportedK8sVersions":                       {UploadedProductReleases: []v1alpha1.UploadedProductRelease{{ReleaseID: "starlingx-13.01.0", SupportedK8sVersions: []string{"1.33"}}}},
 		"status.uploadedK8sVersions[0]: kubernetes version \"1.33.0\"": {UploadedK8sVersions: []v1alpha1.UploadedK8sVersion{{Version: "1.33.0"}}},
 		"status.uploadedK8sVersions[0] (v1.34.1).upgradeFrom":          {UploadedK8sVersions: []v1alpha1.UploadedK8sVersion{{Version: "v1.34.1", UpgradeFrom: []string{"v1"}}}},
 	} {

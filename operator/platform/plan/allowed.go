@@ -20,8 +20,9 @@ func Allowed(state release.Composite, step DeployStep, cat release.Catalog, mode
 }
 
 // swDeployAllowed: id uploaded and deployable, newer than the running
-// release, a major upgrade enters through the GA release, its requirements
-// are met, and it supports the running Kubernetes version.
+// release, a major upgrade enters through the GA release, and its
+// requirements are met. Whether a new major runs the active Kubernetes
+// version is the deploy precheck's to say (see MajorCheck).
 func swDeployAllowed(state release.Composite, id release.ID, cat release.Catalog) error {
 	p, err := deployable(id, cat)
 	if err != nil {
@@ -38,10 +39,16 @@ func swDeployAllowed(state release.Composite, id release.ID, cat release.Catalog
 			return fmt.Errorf("product release '%s' requires '%s', which is neither deployed nor deployable with it; upload and deploy '%s' first", id, q, q)
 		}
 	}
-	if !p.Supports(state.Kubernetes) {
-		return fmt.Errorf("product release '%s' does not support the running Kubernetes %s (it supports %s)", id, state.Kubernetes, release.JoinKubeVersions(p.Kube))
-	}
 	return nil
+}
+
+// MajorCheck is the Check of a major release's sw-deploy step: the USM
+// deploy precheck (starlingx/update software/scripts/deploy-precheck,
+// UpgradeHealthCheck._check_kube_version) refuses the deploy unless the
+// active Kubernetes version is one the new release's feed installs under
+// /usr/local/kubernetes; nothing USM or sysinv exposes before says which.
+func MajorCheck(id release.ID, kube release.KubeVersion) string {
+	return fmt.Sprintf("checked at precheck: the USM deploy precheck refuses '%s' unless its feed includes the active Kubernetes %s", id, kube)
 }
 
 // deployable finds id in the catalog and checks its state.
@@ -69,25 +76,23 @@ func requirementMet(q, running, id release.ID, cat release.Catalog) bool {
 	return ok && p.State.Deployable()
 }
 
-// kubeAllowed: v newer, known and usable, supported by the running product
-// release, and within one minor version (and upgrade_from) on duplex.
+// kubeAllowed: v newer; listed by sysinv for the release that will be
+// running and usable, and within one minor version (and upgrade_from) on
+// duplex; or, when sysinv cannot list that release's versions yet (a
+// planned later patch or major), deferred to when the step starts.
 func kubeAllowed(state release.Composite, v release.KubeVersion, cat release.Catalog, mode SystemMode) error {
 	if v.Compare(state.Kubernetes) <= 0 {
 		return fmt.Errorf("kubernetes %s is not newer than the running %s", v, state.Kubernetes)
 	}
+	if Deferred(state.Platform, v, cat) {
+		return nil
+	}
 	k, ok := cat.Kube(v)
 	if !ok {
-		return fmt.Errorf("kubernetes version '%s' is not one of the system's Kubernetes versions", v)
+		return fmt.Errorf("kubernetes version '%s' is not one of the Kubernetes versions sysinv lists for '%s' (%s)", v, state.Platform, release.JoinKubeVersions(kubeVersions(cat)))
 	}
 	if !k.State.Usable() {
 		return fmt.Errorf("kubernetes version '%s' is unavailable", v)
-	}
-	p, ok := cat.Product(state.Platform)
-	if !ok {
-		return fmt.Errorf("running product release '%s' is not among the uploaded releases, so its Kubernetes versions are unknown", state.Platform)
-	}
-	if !p.Supports(v) {
-		return fmt.Errorf("product release '%s' does not support Kubernetes %s (it supports %s)", state.Platform, v, release.JoinKubeVersions(p.Kube))
 	}
 	if !mode.OneMinorPerStep() {
 		return nil
@@ -106,4 +111,12 @@ func modeName(m SystemMode) string {
 		return "duplex (mode unknown)"
 	}
 	return string(m)
+}
+
+func kubeVersions(cat release.Catalog) []release.KubeVersion {
+	out := make([]release.KubeVersion, len(cat.Kubes))
+	for i, k := range cat.Kubes {
+		out[i] = k.Version
+	}
+	return out
 }

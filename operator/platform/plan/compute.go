@@ -20,15 +20,24 @@ import (
 // Steps that would change nothing are left out (already on the highest
 // patch, Kubernetes already there). "Highest patch" is the highest
 // deployable release of the running major; "highest k8s" is the highest
-// usable Kubernetes version the (highest-patch) running release supports
-// that the new major's GA also supports and that is not above the target.
+// usable Kubernetes version sysinv lists for the running release that is
+// not above the target.
+//
+// The plan uses only what a real system exposes before a step starts: USM
+// releases (no Kubernetes versions in them) and sysinv's kube_versions,
+// which list the running release's versions only. What only a later point
+// can tell is a step's Check: a new major's Kubernetes versions (the
+// deploy precheck reads its feed: the GA step's Check), and versions a
+// planned release brings (a kube step after it is checked when it starts).
+// The controller plans again on every reconcile, so once such a release
+// runs the next plan uses its list.
 //
 // Duplex systems (every mode but simplex) move Kubernetes one minor version
 // per step: Compute expands such a jump into one kube-upgrade per minor
 // version, choosing in each intermediate minor the highest usable version
-// the running product release supports and that upgrades from the previous
-// one; it refuses, naming the missing minor, when there is none. Simplex
-// (AIO-SX) takes the jump in one step.
+// sysinv lists that upgrades from the previous one; it refuses, naming the
+// missing minor, when there is none. Simplex (AIO-SX) takes the jump in
+// one step.
 //
 // An empty plan means the system already runs target. Errors say why no
 // plan reaches target and what to upload or change.
@@ -106,26 +115,25 @@ func (p *planner) withinMajor(target release.Composite) error {
 
 // major: highest patch → highest k8s → GA → target patch → target k8s.
 func (p *planner) major(target release.Composite) error {
-	ga := target.Platform.GA()
-	gaProduct, err := deployable(ga, p.cat)
+	gaProduct, err := deployable(target.Platform.GA(), p.cat)
 	if err != nil {
-		return fmt.Errorf("major upgrade to '%s' needs its entry-point release '%s': %w", target.Platform, ga, err)
+		return fmt.Errorf("major upgrade to '%s' needs its entry-point release '%s': %w", target.Platform, target.Platform.GA(), err)
 	}
+	ga := gaProduct.ID // USM's spelling: starlingx-27.03 or starlingx-27.03.0
 	if hp := p.cat.HighestPatch(p.state.Platform); hp.Compare(p.state.Platform) > 0 {
 		reason := fmt.Sprintf("highest patch of %s, deployed before the major upgrade", hp.Major())
 		if err := p.swDeploy(hp, reason); err != nil {
 			return err
 		}
 	}
-	bridge, err := p.bridgeKube(gaProduct, target.Kubernetes)
-	if err != nil {
-		return err
-	}
-	reason := fmt.Sprintf("highest Kubernetes of %s that %s also runs, needed before the major upgrade", p.state.Platform, ga)
+	bridge := p.bridgeKube(target.Kubernetes)
+	reason := fmt.Sprintf("highest Kubernetes sysinv lists for %s, which %s must also run, needed before the major upgrade", p.state.Platform, ga)
 	if err := p.kubeTo(bridge, reason); err != nil {
 		return err
 	}
-	if err := p.swDeploy(ga, fmt.Sprintf("entry point of major release %s", ga.Major())); err != nil {
+	gaStep := DeployStep{Kind: SwDeploy, Release: ga, Reason: fmt.Sprintf("entry point of major release %s", ga.Major()),
+		Check: MajorCheck(ga, p.state.Kubernetes)}
+	if err := p.add(gaStep); err != nil {
 		return err
 	}
 	if target.Platform.Compare(ga) > 0 {

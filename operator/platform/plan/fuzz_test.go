@@ -68,6 +68,7 @@ func randomWorld(r *rand.Rand, shape uint8) (release.Catalog, release.Composite,
 		}
 	}
 	majors := []string{"13.01", "27.03", "40.05"}[:1+int(shape%3)]
+	supports := map[string][]release.KubeVersion{}
 	prodStates := []release.ProductState{release.ProductAvailable, release.ProductAvailable, release.ProductUnavailable, release.ProductUploadFailed, release.ProductDeploying}
 	var all []release.ID
 	for mi, m := range majors {
@@ -77,7 +78,7 @@ func randomWorld(r *rand.Rand, shape uint8) (release.Catalog, release.Composite,
 			prod := release.Product{ID: id, State: prodStates[r.IntN(len(prodStates))]}
 			for _, k := range cat.Kubes {
 				if int(k.Version.Minor) >= lo && int(k.Version.Minor) <= lo+2+p%2 {
-					prod.Kube = append(prod.Kube, k.Version)
+					supports[id.String()] = append(supports[id.String()], k.Version)
 				}
 			}
 			if len(all) > 0 && r.IntN(4) > 0 {
@@ -94,10 +95,23 @@ func randomWorld(r *rand.Rand, shape uint8) (release.Catalog, release.Composite,
 		}
 	}
 	from := release.Composite{Platform: cur.ID, Kubernetes: cat.Kubes[r.IntN(len(cat.Kubes))].Version}
-	if len(cur.Kube) > 0 && r.IntN(4) > 0 {
-		from.Kubernetes = cur.Kube[r.IntN(len(cur.Kube))]
+	if k := supports[cur.ID.String()]; len(k) > 0 && r.IntN(4) > 0 {
+		from.Kubernetes = k[r.IntN(len(k))]
 	}
-	return cat, from, randomTarget(r, cat, all, from)
+	to := randomTarget(r, cat, all, from)
+	// sysinv lists the running release's versions only (most of the time;
+	// sometimes everything, to exercise the version checks).
+	cat.KubesOf = cur.ID
+	if k := supports[cur.ID.String()]; r.IntN(4) > 0 {
+		var listed []release.Kube
+		for _, kube := range cat.Kubes {
+			if kube.Version == from.Kubernetes || containsKube(k, kube.Version) {
+				listed = append(listed, kube)
+			}
+		}
+		cat.Kubes = listed
+	}
+	return cat, from, to
 }
 
 // randomTarget mostly picks a target not behind from (so most plans
@@ -115,4 +129,13 @@ func randomTarget(r *rand.Rand, cat release.Catalog, all []release.ID, from rele
 		to.Kubernetes = cat.Kubes[r.IntN(len(cat.Kubes))].Version
 	}
 	return to
+}
+
+func containsKube(vs []release.KubeVersion, v release.KubeVersion) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }

@@ -27,6 +27,11 @@ type DeployStep struct {
 	Release release.ID          // target of a sw-deploy step
 	Kube    release.KubeVersion // target of a kube-upgrade step
 	Reason  string
+	// Check says what the real system checks only when the step starts,
+	// because nothing it exposes before can tell ("" when the plan checked
+	// everything): e.g. the USM deploy precheck reading the new release's
+	// feed for its Kubernetes versions.
+	Check string
 }
 
 // Target is the step's target: a release id or a Kubernetes version.

@@ -13,36 +13,32 @@ const (
 	ProductDeployed     ProductState = "deployed"
 	ProductRemoving     ProductState = "removing"
 	ProductCommitted    ProductState = "committed"
+	// ProductDeployedPartial: some of a componentized release's parts are
+	// deployed (states.py DEPLOYED_PARTIAL); it is not the running release.
+	ProductDeployedPartial ProductState = "deployed-partial"
+	// ProductNoState: USM reported the release without a state.
+	ProductNoState ProductState = ""
 )
 
 // Deployable reports whether a plan may target a release in this state:
-// available, or already deploying / deployed / committed.
+// available, or already deploying / deployed-partial / deployed / committed.
 func (s ProductState) Deployable() bool {
 	switch s {
-	case ProductAvailable, ProductDeploying, ProductDeployed, ProductCommitted:
+	case ProductAvailable, ProductDeploying, ProductDeployedPartial, ProductDeployed, ProductCommitted:
 		return true
 	}
 	return false
 }
 
-// Product is one uploaded product release.
+// Product is one uploaded product release, as USM's GET /v1/release
+// shows it. USM's release records carry no Kubernetes versions: which
+// versions a release runs is known from sysinv's kube_versions once it
+// runs, and from its feed only inside the deploy precheck (see Catalog).
 type Product struct {
 	ID    ID
 	State ProductState
 	// Requires are releases that must be deployed first (USM's requires).
 	Requires []ID
-	// Kube are the Kubernetes versions this release supports.
-	Kube []KubeVersion
-}
-
-// Supports reports whether the release can run Kubernetes version v.
-func (p Product) Supports(v KubeVersion) bool {
-	for _, k := range p.Kube {
-		if k == v {
-			return true
-		}
-	}
-	return false
 }
 
 // KubeState is sysinv's Kubernetes version state (GET /v1/kube_versions).
@@ -87,9 +83,21 @@ func (k Kube) UpgradableFrom(v KubeVersion) bool {
 
 // Catalog is what the system has uploaded: product releases (USM) and
 // Kubernetes versions (sysinv). Lookups return the first match.
+//
+// Kubes is sysinv's GET /v1/kube_versions, which lists the versions the
+// running product release installed under /usr/local/kubernetes
+// (starlingx/config sysinv/common/kubernetes.py get_kube_versions,
+// get_installed_kube_versions) with their states
+// (KubeOperator.kube_get_version_states). It says nothing about another
+// release: a newer patch may install more versions, and a new major's
+// versions are read from its feed only by the USM deploy precheck
+// (starlingx/update software/scripts/deploy-precheck
+// _get_supported_k8s_versions, _check_kube_version). KubesOf is the
+// product release Kubes describes (the running one).
 type Catalog struct {
 	Products []Product
 	Kubes    []Kube
+	KubesOf  ID
 }
 
 // Product finds a product release by id (numeric match).

@@ -10,7 +10,7 @@ func TestCatalogLookups(t *testing.T) {
 	id, v := MustParseID, MustParseKubeVersion
 	c := Catalog{
 		Products: []Product{
-			{ID: id("starlingx-13.01.0"), State: ProductDeployed, Kube: []KubeVersion{v("v1.33.0")}},
+			{ID: id("starlingx-13.01.0"), State: ProductDeployed},
 			{ID: id("starlingx-13.01.9"), State: ProductAvailable},
 			{ID: id("starlingx-13.01.10"), State: ProductAvailable},
 			{ID: id("starlingx-13.01.11"), State: ProductUnavailable},
@@ -26,8 +26,7 @@ func TestCatalogLookups(t *testing.T) {
 
 	p, ok := c.Product(id("starlingx-13.1.0"))
 	assert.True(t, ok)
-	assert.True(t, p.Supports(v("v1.33.0")))
-	assert.False(t, p.Supports(v("v1.34.1")))
+	assert.Equal(t, ProductDeployed, p.State)
 	_, ok = c.Product(id("starlingx-99.99.0"))
 	assert.False(t, ok)
 
@@ -37,7 +36,7 @@ func TestCatalogLookups(t *testing.T) {
 	assert.False(t, k.UpgradableFrom(v("v1.32.0")))
 	assert.True(t, Kube{}.UpgradableFrom(v("v1.32.0")), "no upgrade_from list means no restriction")
 
-	for s, want := range map[ProductState]bool{ProductAvailable: true, ProductDeploying: true, ProductDeployed: true, ProductCommitted: true,
+	for s, want := range map[ProductState]bool{ProductAvailable: true, ProductDeploying: true, ProductDeployed: true, ProductCommitted: true, ProductDeployedPartial: true, ProductNoState: false,
 		ProductUploading: false, ProductUploadFailed: false, ProductUnavailable: false, ProductRemoving: false} {
 		assert.Equal(t, want, s.Deployable(), s)
 	}

@@ -37,7 +37,7 @@ func ParseComposite(s string) (Composite, error) {
 	if !ok {
 		return Composite{}, fmt.Errorf("composite release %q is not '<product> / <k8s>' (e.g. 'starlingx-13.01.0 / v1.34.1'): %w", s, ErrMalformed)
 	}
-	id, err := ParseID(p)
+	id, err := ParseProductID(p)
 	if err != nil {
 		return Composite{}, fmt.Errorf("composite release %q: %w", s, err)
 	}
@@ -51,7 +51,7 @@ func ParseComposite(s string) (Composite, error) {
 // ParseSpec parses a desired release: a product id and an optional
 // Kubernetes version ("" keeps what runs).
 func ParseSpec(platform, kubernetes string) (Composite, error) {
-	id, err := ParseID(platform)
+	id, err := ParseProductID(platform)
 	if err != nil {
 		return Composite{}, err
 	}

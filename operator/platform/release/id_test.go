@@ -8,23 +8,33 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestParseID: ids as USM parses them (starlingx/update
+// software/software/utils.py get_component_and_versions), anchored; product
+// ids are those of the starlingx component.
 func TestParseID(t *testing.T) {
 	for _, tc := range []struct {
-		in    string
-		ok    bool
-		major string
-		ga    bool
+		in         string
+		ok         bool // ParseID
+		product    bool // ParseProductID
+		component  string
+		major      string
+		ga         bool
+		notProduct bool
 	}{
-		{in: "starlingx-13.01.0", ok: true, major: "13.01", ga: true},
-		{in: "starlingx-27.03.300", ok: true, major: "27.03"},
-		{in: "starlingx-24.09.123456789012345678901234567890", ok: true, major: "24.09"},
-		{in: "stx-13.01.0"},
-		{in: "starlingx-13.01"},
+		{in: "starlingx-13.01.0", ok: true, product: true, component: "starlingx", major: "13.01", ga: true},
+		{in: "starlingx-27.03.300", ok: true, product: true, component: "starlingx", major: "27.03"},
+		{in: "starlingx-24.09.123456789012345678901234567890", ok: true, product: true, component: "starlingx", major: "24.09"},
+		{in: "starlingx-13.01", ok: true, product: true, component: "starlingx", major: "13.01", ga: true},
+		{in: "stx-13.01.0", ok: true, component: "stx", major: "13.01", ga: true, notProduct: true},
+		{in: "STARLINGX-13.01.0", ok: true, component: "STARLINGX", major: "13.01", ga: true, notProduct: true},
+		{in: "13.01.2", ok: true, major: "13.01", notProduct: true},
 		{in: "starlingx-13.01.0.1"},
 		{in: "starlingx-13..0"},
 		{in: "starlingx-13.01.-1"},
 		{in: "starlingx-13.01.x"},
-		{in: "STARLINGX-13.01.0"},
+		{in: "star-lingx-13.01.0"},
+		{in: "stx2-13.01.0"},
+		{in: "starlingx-13"},
 		{in: ""},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
@@ -32,15 +42,24 @@ func TestParseID(t *testing.T) {
 			if !tc.ok {
 				require.Error(t, err)
 				assert.True(t, errors.Is(err, ErrMalformed), "error %v should wrap ErrMalformed", err)
-				assert.Contains(t, err.Error(), "starlingx-MM.mm.P")
+				assert.Contains(t, err.Error(), "<component>-MM.mm[.pp]")
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tc.in, id.String())
+			assert.Equal(t, tc.component, id.Component())
 			assert.Equal(t, tc.major, id.Major())
 			assert.Equal(t, tc.ga, id.IsGA())
+			_, err = ParseProductID(tc.in)
+			if tc.notProduct {
+				assert.ErrorIs(t, err, ErrNotProduct)
+			} else {
+				assert.NoError(t, err)
+			}
 		})
 	}
+	assert.True(t, MustParseID("starlingx-27.03").Equal(MustParseID("starlingx-27.03.0")), "a GA id without the patch part equals .0")
+	assert.Equal(t, "starlingx-27.03.0", MustParseID("starlingx-27.03.2").GA().String())
 }
 
 func TestIDCompareIsNumeric(t *testing.T) {

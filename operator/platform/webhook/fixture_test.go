@@ -9,14 +9,14 @@ import (
 // baseStatus is a duplex system running starlingx-13.01.1 / v1.33.0 with:
 //
 //	13.01.0 .1 deployed, .2 available, .3 unavailable, .4 uploading, .5 upload-failed
-//	    supporting v1.33.0 v1.34.1 v1.34.9 (v1.34.9 unknown to sysinv)
-//	27.03.0 .1 available, supporting v1.34.1 v1.35.0 v1.36.0 (v1.36.0 unavailable)
+//	27.03.0 .1 available
 //	40.05.1 available without its GA 40.05.0; 50.01.0 unavailable, 50.01.1 available
+//	sysinv lists 13.01.1's Kubernetes versions: v1.32.2 (unavailable),
+//	v1.33.0 (active), v1.34.1 (available)
 func baseStatus() v1alpha1.UpgradeStatus {
-	k13 := []string{"v1.33.0", "v1.34.1", "v1.34.9"}
-	k27 := []string{"v1.34.1", "v1.35.0", "v1.36.0"}
-	rel := func(id string, state v1alpha1.ProductReleaseState, kube []string) v1alpha1.UploadedProductRelease {
-		return v1alpha1.UploadedProductRelease{ReleaseID: id, State: state, SupportedK8sVersions: kube}
+	var k13, k27 []string
+	rel := func(id string, state v1alpha1.ProductReleaseState, _ []string) v1alpha1.UploadedProductRelease {
+		return v1alpha1.UploadedProductRelease{ReleaseID: id, State: state}
 	}
 	return v1alpha1.UpgradeStatus{
 		Release:    "starlingx-13.01.1 / v1.33.0",
@@ -38,10 +38,9 @@ func baseStatus() v1alpha1.UpgradeStatus {
 			rel("starlingx-50.01.1", "available", k27),
 		},
 		UploadedK8sVersions: []v1alpha1.UploadedK8sVersion{
-			{Version: "v1.33.0", State: "active"},
+			{Version: "v1.32.2", State: "unavailable"},
+			{Version: "v1.33.0", State: "active", UpgradeFrom: []string{"v1.32.2"}},
 			{Version: "v1.34.1", State: "available", UpgradeFrom: []string{"v1.33.0"}},
-			{Version: "v1.35.0", State: "available", UpgradeFrom: []string{"v1.34.1"}},
-			{Version: "v1.36.0", State: "unavailable", UpgradeFrom: []string{"v1.35.0"}},
 		},
 	}
 }
@@ -103,6 +102,7 @@ func updateCases() []updateCase {
 		{name: "major upgrade accepted", change: setRelease("starlingx-27.03.0", "v1.35.0")},
 		{name: "major upgrade to a patch accepted", change: setRelease("starlingx-27.03.1", "v1.35.0")},
 		{name: "omitting kubernetes accepted", change: setRelease("starlingx-13.01.2", "")},
+		{name: "k8s a later patch may bring accepted (checked when the step starts)", change: setRelease("starlingx-13.01.2", "v1.34.9")},
 		{name: "policy change does not recheck the release", status: func(st *v1alpha1.UpgradeStatus) { st.UploadedProductReleases = nil },
 			change: func(s *v1alpha1.UpgradeSpec) { s.DeployPolicy.DryRun = true }},
 		{name: "seed: release not uploaded", change: setRelease("starlingx-99.99.0", "v1.33.0"),
@@ -116,12 +116,10 @@ func updateCases() []updateCase {
 			wantErr: "Product release 'starlingx-13.01.4' is still uploading; wait until it is available"},
 		{name: "release upload failed", change: setRelease("starlingx-13.01.5", "v1.33.0"),
 			wantErr: "Product release 'starlingx-13.01.5' failed to upload (upload-failed); delete it and upload it again"},
-		{name: "k8s not supported by the target release", change: setRelease("starlingx-13.01.2", "v1.35.0"),
-			wantErr: "Kubernetes version 'v1.35.0' is not supported by product release 'starlingx-13.01.2' (it supports v1.33.0, v1.34.1, v1.34.9)"},
-		{name: "k8s unknown to the system", change: setRelease("starlingx-13.01.2", "v1.34.9"),
-			wantErr: "Kubernetes version 'v1.34.9' is not one of the system's Kubernetes versions (status.uploadedK8sVersions)"},
-		{name: "k8s unavailable", change: setRelease("starlingx-27.03.0", "v1.36.0"),
-			wantErr: "Kubernetes version 'v1.36.0' is unavailable; choose an available version"},
+		{name: "k8s sysinv does not list for the running release", change: setRelease("starlingx-13.01.1", "v1.35.0"),
+			wantErr: "Kubernetes version 'v1.35.0' is not one of the versions sysinv lists for product release 'starlingx-13.01.1' (status.uploadedK8sVersions)"},
+		{name: "k8s unavailable", change: setRelease("starlingx-13.01.2", "v1.32.2"),
+			wantErr: "Kubernetes version 'v1.32.2' is unavailable; choose an available version"},
 		{name: "major without its entry point", change: setRelease("starlingx-40.05.1", "v1.35.0"),
 			wantErr: "Major upgrade to 'starlingx-40.05.1' needs its entry-point release 'starlingx-40.05.0', which is not uploaded; upload the 40.05 ISO first"},
 		{name: "major with an unavailable entry point", change: setRelease("starlingx-50.01.1", "v1.35.0"),

@@ -6,6 +6,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/platform/observed"
+	"github.com/lunadas/upgrade-operator/operator/platform/plan"
 	"github.com/lunadas/upgrade-operator/operator/platform/release"
 )
 
@@ -43,7 +44,7 @@ func checkRelease(old, updated *v1alpha1.Upgrade) error {
 	if err != nil {
 		return err
 	}
-	if err := checkKube(target.Kubernetes, product, cat); err != nil {
+	if err := checkKube(target.Kubernetes, product.ID, cat); err != nil {
 		return err
 	}
 	return checkEntryPoint(old.Status, target.Platform, cat)
@@ -91,18 +92,18 @@ func stateAdvice(s release.ProductState) string {
 	return fmt.Sprintf("is in state '%s'; it must be available", s)
 }
 
-// checkKube: the target Kubernetes version (when given) is supported by
-// the target release and known to the system and not unavailable.
-func checkKube(v release.KubeVersion, product release.Product, cat release.Catalog) error {
-	if v.IsZero() {
+// checkKube: the target Kubernetes version (when given) is one sysinv
+// lists and not unavailable, when sysinv can tell: it lists the running
+// release's versions only (sysinv/common/kubernetes.py get_kube_versions),
+// so for a later patch an unlisted version, and for another major any
+// version, is checked when its step starts (the plan's step Check says so).
+func checkKube(v release.KubeVersion, target release.ID, cat release.Catalog) error {
+	if v.IsZero() || plan.Deferred(target, v, cat) {
 		return nil
-	}
-	if !product.Supports(v) {
-		return fmt.Errorf("Kubernetes version '%s' is not supported by product release '%s' (it supports %s)", v, product.ID, release.JoinKubeVersions(product.Kube))
 	}
 	k, ok := cat.Kube(v)
 	if !ok {
-		return fmt.Errorf("Kubernetes version '%s' is not one of the system's Kubernetes versions (status.uploadedK8sVersions)", v)
+		return fmt.Errorf("Kubernetes version '%s' is not one of the versions sysinv lists for product release '%s' (status.uploadedK8sVersions)", v, target)
 	}
 	if !k.State.Usable() {
 		return fmt.Errorf("Kubernetes version '%s' is unavailable; choose an available version", v)

@@ -34,6 +34,12 @@ type SwUpgradeRequest struct {
 
 // KubeUpgradeRequest creates a kube-upgrade strategy
 // (KubeUpgradeStrategyCreateData); ToVersion is mandatory.
+//
+// ControllerApplyType must be serial: the real VIM refuses anything else
+// with 400 "controller-apply-type must be 'serial' for kube-upgrade"
+// (starlingx/nfv _sw_update_strategy.py KubeUpgradeStrategyAPI.post).
+// ToVersion is sent as given; the VIM lower-cases it and adds a leading
+// "v" when missing (same function).
 type KubeUpgradeRequest struct {
 	ToVersion              string    `json:"to-version"`
 	ControllerApplyType    ApplyType `json:"controller-apply-type,omitempty"`

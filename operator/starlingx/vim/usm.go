@@ -9,12 +9,12 @@ import (
 
 // Release is one release from GET /v1/release (software release_data.py
 // to_query_dict; api-ref-usm-v1-update.rst). SwVersion is "MM.mm.P".
-// SupportedK8sVersions is not part of USM's answer on a real system (the
-// versions live in the release's ostree feed); fakevim adds it as
-// "supported_k8s_versions" and a real USM leaves it empty.
+// A release record names no Kubernetes versions: sysinv's kube_versions
+// list the running release's, and the deploy precheck reads a new
+// release's from its feed (see operator/platform/plan).
 type Release struct {
 	ReleaseID            string   `json:"release_id"`
-	State                string   `json:"state"` // uploading, upload-failed, available, unavailable, deploying, deployed, removing, committed
+	State                string   `json:"state"` // uploading, upload-failed, available, unavailable, deploying, deployed, removing, committed, deployed-partial; null/"" for none
 	SwVersion            string   `json:"sw_version"`
 	Component            string   `json:"component"`
 	Status               string   `json:"status"`
@@ -27,7 +27,6 @@ type Release struct {
 	PrepatchedISO        bool     `json:"prepatched_iso"`
 	Requires             []string `json:"requires"`
 	Packages             []string `json:"packages"`
-	SupportedK8sVersions []string `json:"supported_k8s_versions,omitempty"`
 }
 
 // ReleaseQuery filters GET /v1/release. USM applies Show (a state) before

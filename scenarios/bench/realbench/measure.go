@@ -61,6 +61,17 @@ type Upgrade struct {
 	WorkerReplicas, APIReplicas int
 }
 
+// oldPodEvent says whether a pod event is of an old pod of its
+// Deployment, by pod-template-hash against the template's whole history
+// in events (eventlog.DeploymentState.OldHash).
+func oldPodEvent(events []eventlog.Event) func(eventlog.Event) bool {
+	final := eventlog.Final(events)
+	return func(e eventlog.Event) bool {
+		d := final.Deployments[eventlog.Key(e.Namespace, e.Deployment)]
+		return d != nil && d.OldHash(e.Hash)
+	}
+}
+
 // Measure reads u's Timeline from events (any order; they are put in
 // resourceVersion order as checks.Ordered does).
 func Measure(events []eventlog.Event, u Upgrade) Timeline {
@@ -77,6 +88,7 @@ func Measure(events []eventlog.Event, u Upgrade) Timeline {
 		u.Worker: {target: u.WorkerImage, replicas: u.WorkerReplicas, write: &t.WorkerWrite, gone: &t.WorkerGone, oldLive: map[string]bool{}, newReady: map[string]bool{}},
 		u.API:    {target: u.APIImg, replicas: u.APIReplicas, write: &t.APIWrite, gone: &t.APIGone, oldLive: map[string]bool{}, newReady: map[string]bool{}},
 	}
+	old := oldPodEvent(events)
 	for _, e := range checks.Ordered(events) {
 		if e.Namespace != u.Namespace {
 			continue
@@ -102,11 +114,11 @@ func Measure(events []eventlog.Event, u Upgrade) Timeline {
 				*d.write = e.T
 			}
 		case eventlog.PodCreated:
-			if e.Image != d.target {
+			if old(e) {
 				d.oldLive[e.Name] = true
 			}
 		case eventlog.PodReady:
-			if e.Image == d.target {
+			if !old(e) {
 				d.newReady[e.Name] = true
 			}
 		case eventlog.PodDeleted:
@@ -208,8 +220,9 @@ func (s DeploymentStatus) countersDone() bool {
 func StatusSettled(statuses []DeploymentStatus, events []eventlog.Event, u Upgrade) float64 {
 	// The resourceVersion of the last old worker pod's deletion.
 	var goneRV uint64
+	old := oldPodEvent(events)
 	for _, e := range events {
-		if e.Namespace == u.Namespace && e.Deployment == u.Worker && e.Event == eventlog.PodDeleted && e.Image != u.WorkerImage {
+		if e.Namespace == u.Namespace && e.Deployment == u.Worker && e.Event == eventlog.PodDeleted && old(e) {
 			if rv, err := strconv.ParseUint(e.RV, 10, 64); err == nil && rv > goneRV {
 				goneRV = rv
 			}

@@ -19,12 +19,14 @@ func logOf(events ...eventlog.Event) []eventlog.Event {
 	return events
 }
 
+// write and pod record as event log v2 does: the template hash of image
+// img is "h-<img>".
 func write(t float64, dep, img string) eventlog.Event {
-	return eventlog.Event{T: t, Event: eventlog.DeploymentWrite, Name: dep, Deployment: dep, Image: img}
+	return eventlog.Event{T: t, Event: eventlog.DeploymentWrite, Name: dep, Deployment: dep, Image: img, Container: "c", HashAfter: "h-" + img}
 }
 
 func pod(t float64, kind, dep, name, img string) eventlog.Event {
-	return eventlog.Event{T: t, Event: kind, Name: name, Deployment: dep, Image: img}
+	return eventlog.Event{T: t, Event: kind, Name: name, Deployment: dep, Image: img, Hash: "h-" + img}
 }
 
 var up = Upgrade{Namespace: "ns", Worker: "w", API: "a", WorkerImage: "w:2", APIImg: "a:2", WorkerReplicas: 1, APIReplicas: 1}
@@ -79,15 +81,16 @@ func TestSummarize(t *testing.T) {
 
 func TestStatusSettled(t *testing.T) {
 	events := logOf(
+		write(0, "w", "w:2"), // rv 100: the worker's template, no rewrite yet
 		pod(0.1, eventlog.PodCreated, "w", "w-old", "w:1"),
-		pod(8, eventlog.PodDeleted, "w", "w-old", "w:1"), // rv 101
+		pod(8, eventlog.PodDeleted, "w", "w-old", "w:1"), // rv 102
 	)
 	done := DeploymentStatus{Name: "w", Generation: 2, ObservedGeneration: 2, Spec: 1, Replicas: 1, Updated: 1, Available: 1, Terminating: 0}
 	early, stale, late, api := done, done, done, done
 	early.T, early.RV = 5, "99"                          // counters done while the old pod terminated: before the deletion
-	stale.T, stale.RV, stale.Terminating = 8.1, "102", 1 // not yet updated
-	late.T, late.RV = 8.3, "103"
-	api.T, api.RV, api.Name = 8.2, "102", "a"
+	stale.T, stale.RV, stale.Terminating = 8.1, "103", 1 // not yet updated
+	late.T, late.RV = 8.3, "104"
+	api.T, api.RV, api.Name = 8.2, "103", "a"
 	assert.Equal(t, 8.3, StatusSettled([]DeploymentStatus{early, stale, api, late}, events, up))
 	assert.Equal(t, -1.0, StatusSettled([]DeploymentStatus{early}, events, up))
 }

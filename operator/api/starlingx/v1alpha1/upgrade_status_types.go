@@ -86,6 +86,13 @@ type DeployPlanStep struct {
 	// Reason says why the plan needs this step.
 	// +optional
 	Reason string `json:"reason,omitempty"`
+
+	// Check says what the system checks only when the step starts, because
+	// nothing it exposes earlier can tell: a major release's Kubernetes
+	// versions ("checked at precheck": the USM deploy precheck reads the
+	// release's feed), or Kubernetes versions a planned release brings.
+	// +optional
+	Check string `json:"check,omitempty"`
 }
 
 // DeployPlan is the computed plan for the current spec.release.
@@ -111,17 +118,20 @@ type DeployPlan struct {
 	DeploySteps []DeployPlanStep `json:"deploySteps,omitempty"`
 }
 
-// ProductReleaseState is USM's release state.
-// +kubebuilder:validation:Enum=uploading;upload-failed;available;unavailable;deploying;deployed;removing;committed
+// ProductReleaseState is USM's release state (starlingx/update
+// software/software/states.py VALID_RELEASE_STATES plus DEPLOYED_PARTIAL);
+// "" when USM reports a release without a state (componentized releases).
+// +kubebuilder:validation:Enum=uploading;upload-failed;available;unavailable;deploying;deployed;removing;committed;deployed-partial
 type ProductReleaseState string
 
 // UploadedProductRelease is one release known to USM (GET /v1/release).
 type UploadedProductRelease struct {
-	// ReleaseID is USM's release_id, `starlingx-MM.mm.P`.
+	// ReleaseID is USM's release_id, `starlingx-MM.mm[.pp]`.
 	ReleaseID string `json:"releaseId"`
 
-	// State is USM's release state.
-	State ProductReleaseState `json:"state"`
+	// State is USM's release state ("" when USM reports none).
+	// +optional
+	State ProductReleaseState `json:"state,omitempty"`
 
 	// Requires are the release ids that must be deployed before this one
 	// (USM's requires; for a major release its required patch).
@@ -129,10 +139,6 @@ type UploadedProductRelease struct {
 	// +listType=atomic
 	Requires []string `json:"requires,omitempty"`
 
-	// SupportedK8sVersions are the Kubernetes versions this release can run.
-	// +optional
-	// +listType=atomic
-	SupportedK8sVersions []string `json:"supportedK8sVersions,omitempty"`
 }
 
 // K8sVersionState is sysinv's Kubernetes version state.
@@ -172,6 +178,9 @@ const (
 	ConditionReady       = "Ready"
 	ConditionProgressing = "Progressing"
 	ConditionStalled     = "Stalled"
+	// ConditionReleasesSkipped is True while USM lists releases (or
+	// requires entries) the planner cannot use, named in its message.
+	ConditionReleasesSkipped = "ReleasesSkipped"
 )
 
 // UpgradeStatus is what the operator observed on the live system and planned.

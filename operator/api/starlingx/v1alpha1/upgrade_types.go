@@ -12,7 +12,7 @@ type ReleaseSpec struct {
 	// sw_version), P the patch number. The parts compare numerically.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
-	// +kubebuilder:validation:XValidation:rule="self.matches('^starlingx-[0-9]+[.][0-9]+[.][0-9]+$')",message="must be a product release id starlingx-MM.mm.P, e.g. starlingx-13.01.0"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^starlingx-[0-9]+[.][0-9]+([.][0-9]+)?$')",message="must be a product release id starlingx-MM.mm[.pp] (USM's form), e.g. starlingx-13.01.0 or starlingx-27.03"
 	Platform string `json:"platform"`
 
 	// Kubernetes is the desired Kubernetes version, `vMAJOR.MINOR.PATCH`
@@ -83,7 +83,11 @@ type DeployPolicy struct {
 	// +kubebuilder:default=strict
 	AlarmRestriction AlarmRestriction `json:"alarmRestriction,omitempty"`
 
-	// ControllerApplyType is how controller hosts are upgraded.
+	// ControllerApplyType is how controller hosts are upgraded by
+	// sw-deploy steps. Kube-upgrade steps always upgrade controllers
+	// serially: the real VIM refuses any other controller-apply-type for a
+	// kube-upgrade strategy (starlingx/nfv _sw_update_strategy.py
+	// KubeUpgradeStrategyAPI.post).
 	// +optional
 	// +kubebuilder:default=serial
 	ControllerApplyType ApplyType `json:"controllerApplyType,omitempty"`

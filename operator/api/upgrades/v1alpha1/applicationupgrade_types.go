@@ -16,7 +16,9 @@ type DeploymentReference struct {
 // ComponentSpec is one component of the application: the Deployment that runs
 // it, the image it should run, and which container of the pod template gets it.
 type ComponentSpec struct {
-	// DeploymentRef names the component's Deployment.
+	// DeploymentRef names the component's Deployment. Immutable: changing
+	// which Deployment an upgrade drives mid-rollout has no sensible meaning.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="deploymentRef is immutable: which Deployment an upgrade drives cannot change once created; delete this ApplicationUpgrade and create a new one"
 	DeploymentRef DeploymentReference `json:"deploymentRef"`
 
 	// Image is the desired container image, e.g. registry.example.com/job-worker:v2.0.0.

@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
@@ -52,12 +53,16 @@ func (src *ApplicationUpgrade) ConvertTo(dstRaw conversion.Hub) error {
 		}
 		var saved conversionData
 		if err := json.Unmarshal([]byte(data), &saved); err == nil {
-			// Restore only what v1alpha1 did not change.
+			// Merge what v1alpha1 changed into the saved graph.
 			if equality.Semantic.DeepEqual(specFromHub(saved.Spec), src.Spec) {
 				dst.Spec = saved.Spec
+			} else {
+				dst.Spec = MergeSpec(saved.Spec, src.Spec)
 			}
 			if equality.Semantic.DeepEqual(statusFromHub(saved.Spec, saved.Status), src.Status) {
 				dst.Status = saved.Status
+			} else {
+				dst.Status = mergeStatus(saved.Spec, saved.Status, src.Status)
 			}
 		}
 	}
@@ -107,18 +112,116 @@ func componentToHub(name string, c ComponentSpec, deps []string) v1beta1.Compone
 		Image: c.Image, ContainerName: c.ContainerName, DependsOn: deps}
 }
 
-// pair picks the components v1alpha1 shows as worker and API: for a
-// two-component graph the callee and the caller, otherwise the first and
-// the last component.
+// pair picks the components v1alpha1 shows as worker and API: the first
+// and the last component in upgrade order (wave, then spec order) — for
+// the graph "api depends on worker" the callee and the caller; for one
+// component, that component twice.
 func pair(s v1beta1.ApplicationUpgradeSpec) (worker, api int) {
-	n := len(s.Components)
-	if n == 2 && len(s.Components[0].DependsOn) == 1 && s.Components[0].DependsOn[0] == s.Components[1].Name {
-		return 1, 0
-	}
-	if n == 0 {
+	order := upgradeOrder(s.Components)
+	if len(order) == 0 {
 		return -1, -1
 	}
-	return 0, n - 1
+	return order[0], order[len(order)-1]
+}
+
+// upgradeOrder is the component indexes by wave (0 for no dependencies,
+// else one more than the deepest dependency), then spec order. A
+// component on a cycle (refused at admission) counts as wave 0 there.
+func upgradeOrder(cs []v1beta1.Component) []int {
+	index := make(map[string]int, len(cs))
+	for i := range cs {
+		index[cs[i].Name] = i
+	}
+	wave := make([]int, len(cs))
+	state := make([]int8, len(cs)) // 0 unvisited, 1 visiting, 2 done
+	var visit func(i int) int
+	visit = func(i int) int {
+		switch state[i] {
+		case 1:
+			return -1
+		case 2:
+			return wave[i]
+		}
+		state[i] = 1
+		w := 0
+		for _, d := range cs[i].DependsOn {
+			if j, ok := index[d]; ok {
+				w = max(w, visit(j)+1)
+			}
+		}
+		wave[i], state[i] = w, 2
+		return w
+	}
+	order := make([]int, len(cs))
+	for i := range cs {
+		visit(i)
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return wave[order[a]] < wave[order[b]] })
+	return order
+}
+
+// MergeSpec is hub with what a v1alpha1 spec says written over the two
+// components v1alpha1 shows (see pair): worker's image, container name and
+// Deployment name onto the first component in upgrade order, api's onto
+// the last; every other component, edge and namespace is kept. A
+// one-component graph takes worker's fields, unless worker and api
+// disagree: that cannot be represented, and the result is the plain
+// two-component graph of s (which admission refuses, see AlphaWriteError).
+func MergeSpec(hub v1beta1.ApplicationUpgradeSpec, s ApplicationUpgradeSpec) v1beta1.ApplicationUpgradeSpec {
+	w, a := pair(hub)
+	if w < 0 || (w == a && s.Worker != s.API) {
+		return specToHub(s)
+	}
+	out := *hub.DeepCopy()
+	mergeComponent(&out.Components[w], s.Worker)
+	mergeComponent(&out.Components[a], s.API)
+	return out
+}
+
+func mergeComponent(dst *v1beta1.Component, c ComponentSpec) {
+	dst.DeploymentRef.Name, dst.Image, dst.ContainerName = c.DeploymentRef.Name, c.Image, c.ContainerName
+}
+
+// mergeStatus is the saved v1beta1 status with what a v1alpha1 status
+// changed: message, generation, conditions, the upgrade phase (and the two
+// shown components' phases, when the v1alpha1 phase changed) and the two
+// shown components' images.
+func mergeStatus(spec v1beta1.ApplicationUpgradeSpec, saved v1beta1.ApplicationUpgradeStatus, s ApplicationUpgradeStatus) v1beta1.ApplicationUpgradeStatus {
+	out := *saved.DeepCopy()
+	alpha := statusToHub(s)
+	out.Message, out.ObservedGeneration, out.PhaseStartTime, out.Conditions = alpha.Message, alpha.ObservedGeneration, alpha.PhaseStartTime, alpha.Conditions
+	w, a := pair(spec)
+	if w < 0 {
+		return alpha
+	}
+	view := statusFromHub(spec, saved)
+	for k, src := range map[int]ComponentStatus{w: s.Worker, a: s.API} {
+		name := spec.Components[k].Name
+		found := false
+		for i := range out.Components {
+			if c := &out.Components[i]; c.Name == name {
+				c.Image, c.ShortImage, c.WrittenGeneration, found = src.Image, src.ShortImage, src.WrittenGeneration, true
+			}
+		}
+		if !found {
+			out.Components = append(out.Components, v1beta1.ComponentStatus{Name: name, Image: src.Image, ShortImage: src.ShortImage, WrittenGeneration: src.WrittenGeneration})
+		}
+	}
+	if s.Phase != view.Phase {
+		var wp, ap v1beta1.ComponentPhase
+		out.Phase, wp, ap = componentPhases(s.Phase)
+		for i := range out.Components {
+			switch out.Components[i].Name {
+			case spec.Components[w].Name:
+				out.Components[i].Phase = wp
+			case spec.Components[a].Name:
+				out.Components[i].Phase = ap
+			}
+		}
+	}
+	out.RolledOut = v1beta1.RolledOut(out.Components)
+	return out
 }
 
 func specFromHub(s v1beta1.ApplicationUpgradeSpec) ApplicationUpgradeSpec {

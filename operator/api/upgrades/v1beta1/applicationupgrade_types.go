@@ -37,7 +37,9 @@ type Component struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	Name string `json:"name"`
 
-	// DeploymentRef names the component's Deployment.
+	// DeploymentRef names the component's Deployment. Immutable: changing
+	// which Deployment an upgrade drives mid-rollout has no sensible meaning.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="deploymentRef is immutable: which Deployment an upgrade drives cannot change once created; delete this ApplicationUpgrade and create a new one"
 	DeploymentRef DeploymentReference `json:"deploymentRef"`
 
 	// Image is the desired container image, e.g. registry.example.com/job-worker:v2.0.0.
