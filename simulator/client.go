@@ -18,7 +18,7 @@ import (
 // are always fresh (no informer lag), writes commit at the current virtual
 // time and notify subscribers before returning. Objects returned are deep
 // copies with TypeMeta set. Watch returns an error: use AddController or
-// Subscribe. Server-side apply is not supported.
+// Subscribe. Server-side apply is modelled for Deployments (store_apply.go).
 func (s *Sim) Client() client.WithWatch { return s.clientFor("client") }
 
 // ClientFor returns a client like Client whose calls carry name in

@@ -56,7 +56,7 @@ func (r *subResourceClient) Update(_ context.Context, obj client.Object, opts ..
 		return r.unsupported("update", obj)
 	}
 	uo := (&client.SubResourceUpdateOptions{}).ApplyOptions(opts)
-	return r.c.update(obj, true, isDryRun(uo.DryRun))
+	return r.c.update(obj, uo.FieldManager, true, isDryRun(uo.DryRun))
 }
 
 func (r *subResourceClient) Patch(_ context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
@@ -64,7 +64,7 @@ func (r *subResourceClient) Patch(_ context.Context, obj client.Object, patch cl
 		return r.unsupported("patch", obj)
 	}
 	po := (&client.SubResourcePatchOptions{}).ApplyOptions(opts)
-	return r.c.patch(obj, patch, true, isDryRun(po.DryRun))
+	return r.c.patch(obj, patch, po.FieldManager, true, isDryRun(po.DryRun))
 }
 
 func (r *subResourceClient) Apply(_ context.Context, obj runtime.ApplyConfiguration, _ ...client.SubResourceApplyOption) error {

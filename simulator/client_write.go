@@ -2,11 +2,14 @@ package simulator
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -24,7 +27,7 @@ func (c *simClient) Create(_ context.Context, obj client.Object, opts ...client.
 	if err != nil {
 		return err
 	}
-	out, err := c.s.store.create(gvk, in, isDryRun(co.DryRun))
+	out, err := c.s.store.create(gvk, in, c.manager(co.FieldManager), isDryRun(co.DryRun))
 	if err != nil {
 		return result(after, err)
 	}
@@ -33,10 +36,10 @@ func (c *simClient) Create(_ context.Context, obj client.Object, opts ...client.
 
 func (c *simClient) Update(_ context.Context, obj client.Object, opts ...client.UpdateOption) error {
 	uo := (&client.UpdateOptions{}).ApplyOptions(opts)
-	return c.update(obj, false, isDryRun(uo.DryRun))
+	return c.update(obj, uo.FieldManager, false, isDryRun(uo.DryRun))
 }
 
-func (c *simClient) update(obj client.Object, status, dryRun bool) error {
+func (c *simClient) update(obj client.Object, manager string, status, dryRun bool) error {
 	gvk, in, err := c.prepare(obj)
 	if err != nil {
 		return err
@@ -45,7 +48,7 @@ func (c *simClient) update(obj client.Object, status, dryRun bool) error {
 	if err != nil {
 		return err
 	}
-	out, err := c.s.store.update(gvk, in, status, dryRun)
+	out, err := c.s.store.update(gvk, in, c.manager(manager), status, dryRun)
 	if err != nil {
 		return result(after, err)
 	}
@@ -54,10 +57,13 @@ func (c *simClient) update(obj client.Object, status, dryRun bool) error {
 
 func (c *simClient) Patch(_ context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 	po := (&client.PatchOptions{}).ApplyOptions(opts)
-	return c.patch(obj, patch, false, isDryRun(po.DryRun))
+	if patch.Type() == types.ApplyPatchType {
+		return fmt.Errorf("server-side apply of %s through Patch is not modelled by the simulator: use Apply with an apply configuration", objectName(obj))
+	}
+	return c.patch(obj, patch, po.FieldManager, false, isDryRun(po.DryRun))
 }
 
-func (c *simClient) patch(obj client.Object, patch client.Patch, status, dryRun bool) error {
+func (c *simClient) patch(obj client.Object, patch client.Patch, manager string, status, dryRun bool) error {
 	gvk, in, err := c.prepare(obj)
 	if err != nil {
 		return err
@@ -70,7 +76,7 @@ func (c *simClient) patch(obj client.Object, patch client.Patch, status, dryRun 
 	if err != nil {
 		return fmt.Errorf("compute %s patch for %s: %w", patch.Type(), objectName(obj), err)
 	}
-	out, err := c.s.store.patch(gvk, in, patch.Type(), data, status, dryRun)
+	out, err := c.s.store.patch(gvk, in, patch.Type(), data, c.manager(manager), status, dryRun)
 	if err != nil {
 		return result(after, err)
 	}
@@ -115,9 +121,50 @@ func (c *simClient) DeleteAllOf(_ context.Context, obj client.Object, opts ...cl
 	return after
 }
 
-// Apply (server-side apply) is not modelled.
-func (c *simClient) Apply(_ context.Context, obj runtime.ApplyConfiguration, _ ...client.ApplyOption) error {
-	return fmt.Errorf("server-side apply of %T is not supported by the simulator: use Patch or Update", obj)
+// Apply is a server-side apply of obj (an apply configuration: typed, as
+// client-go's applyconfigurations, or client.ApplyConfigurationFromUnstructured)
+// under opts' FieldManager (required) and Force; see store.apply. Modelled
+// for the kinds in managedKinds only. On success obj is overwritten with
+// the object as stored, as controller-runtime's client does.
+func (c *simClient) Apply(_ context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	ao := (&client.ApplyOptions{}).ApplyOptions(opts)
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return fmt.Errorf("encode apply configuration %T: %w", obj, err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("apply configuration %T: %v", obj, err))
+	}
+	gvk := u.GroupVersionKind()
+	if _, err := c.s.scheme.New(gvk); err != nil {
+		return fmt.Errorf("kind %s of apply configuration %T is not registered in the simulator's scheme: %w", gvk, obj, err)
+	}
+	key := client.ObjectKeyFromObject(u)
+	after, err := c.admitWrite("patch", gvk, key.Namespace, key.Name, "")
+	if err != nil {
+		return err
+	}
+	force := ao.Force != nil && *ao.Force
+	out, err := c.s.store.apply(c.s.store.storageGVK(gvk), key, data, ao.FieldManager, force, isDryRun(ao.DryRun))
+	if err != nil {
+		return result(after, err)
+	}
+	back, err := json.Marshal(out)
+	if err != nil {
+		return result(after, fmt.Errorf("encode %s: %w", objectName(out), err))
+	}
+	return result(after, json.Unmarshal(back, obj))
+}
+
+// manager is the field manager of a non-apply write: the request's
+// fieldManager, else the client's name (kube-apiserver uses the prefix of
+// the User-Agent: handlers/rest.go managerOrUserAgent).
+func (c *simClient) manager(requested string) string {
+	if requested != "" {
+		return requested
+	}
+	return c.name
 }
 
 // prepare resolves obj's kind and converts unstructured input to typed.

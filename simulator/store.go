@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -26,6 +27,7 @@ type store struct {
 	indexes       map[schema.GroupVersionKind]map[string]client.IndexerFunc
 	clusterScoped map[schema.GroupKind]bool
 	conversions   map[schema.GroupKind]*kindConversion
+	fieldManagers map[schema.GroupVersionKind]*managedfields.FieldManager
 }
 
 func newStore(s *Sim) *store {
@@ -35,6 +37,7 @@ func newStore(s *Sim) *store {
 		indexes:       map[schema.GroupVersionKind]map[string]client.IndexerFunc{},
 		clusterScoped: map[schema.GroupKind]bool{},
 		conversions:   map[schema.GroupKind]*kindConversion{},
+		fieldManagers: map[schema.GroupVersionKind]*managedfields.FieldManager{},
 	}
 	for _, gk := range builtinClusterScoped {
 		st.clusterScoped[gk] = true

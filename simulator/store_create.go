@@ -26,7 +26,7 @@ const nameSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 // with a status subresource — at the request's version gvk, before the
 // object is converted to its storage version. It returns the object as
 // stored, at version gvk.
-func (st *store) create(gvk schema.GroupVersionKind, obj client.Object, dryRun bool) (client.Object, error) {
+func (st *store) create(gvk schema.GroupVersionKind, obj client.Object, manager string, dryRun bool) (client.Object, error) {
 	gr := resourceFor(gvk)
 	if obj.GetResourceVersion() != "" {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("create %s %s: resourceVersion should not be set on objects to be created", gvk.Kind, objectName(obj)))
@@ -50,6 +50,9 @@ func (st *store) create(gvk schema.GroupVersionKind, obj client.Object, dryRun b
 		return nil, apierrors.NewAlreadyExists(gr, o.GetName())
 	}
 	prepareForCreate(o)
+	if o, err = st.trackUpdate(gvk, nil, o, manager, false); err != nil {
+		return nil, err
+	}
 	if o, err = st.toStorage(o, gvk, sgvk); err != nil {
 		return nil, err
 	}

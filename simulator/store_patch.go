@@ -20,7 +20,7 @@ import (
 // Strategic merge patches are accepted for built-in kinds only (a custom
 // resource answers 415, as kube-apiserver does). A patch at a version other
 // than the storage one applies to the object converted to that version.
-func (st *store) patch(gvk schema.GroupVersionKind, obj client.Object, pt types.PatchType, data []byte, status, dryRun bool) (client.Object, error) {
+func (st *store) patch(gvk schema.GroupVersionKind, obj client.Object, pt types.PatchType, data []byte, manager string, status, dryRun bool) (client.Object, error) {
 	sgvk := st.storageGVK(gvk)
 	cur, err := st.current(sgvk, obj, status)
 	if err != nil {
@@ -48,6 +48,9 @@ func (st *store) patch(gvk schema.GroupVersionKind, obj client.Object, pt types.
 	cand.SetName(cur.GetName())
 	cand.SetNamespace(cur.GetNamespace())
 	st.applyDefaults(cand)
+	if cand, err = st.trackUpdate(gvk, curV, cand, manager, status); err != nil {
+		return nil, err
+	}
 	cand.SetResourceVersion(cur.GetResourceVersion())
 	return st.write(gvk, cur, curV, cand, status, dryRun)
 }

@@ -20,7 +20,7 @@ const errModified = "the object has been modified; please apply your changes to 
 // A non-empty resourceVersion that differs from the stored one is a 409
 // Conflict; an empty one is an unconditional update, allowed for built-in
 // kinds only (custom resources require it).
-func (st *store) update(gvk schema.GroupVersionKind, obj client.Object, status, dryRun bool) (client.Object, error) {
+func (st *store) update(gvk schema.GroupVersionKind, obj client.Object, manager string, status, dryRun bool) (client.Object, error) {
 	cur, err := st.current(st.storageGVK(gvk), obj, status)
 	if err != nil {
 		return nil, err
@@ -35,6 +35,9 @@ func (st *store) update(gvk schema.GroupVersionKind, obj client.Object, status, 
 	}
 	cand, err := st.canonicalize(gvk, obj)
 	if err != nil {
+		return nil, err
+	}
+	if cand, err = st.trackUpdate(gvk, cur, cand, manager, status); err != nil {
 		return nil, err
 	}
 	return st.write(gvk, cur, nil, cand, status, dryRun)

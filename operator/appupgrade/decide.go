@@ -121,7 +121,7 @@ func Decide(g Graph) Plan {
 		return restart(g, ReasonSpecChanged, fmt.Sprintf("Spec changed (generation %d): starting over", u.Generation))
 	}
 	recovered := recoveries(g)
-	if st.Phase.Terminal() && len(recovered) == 0 {
+	if st.Phase.Terminal() && len(recovered) == 0 && !(st.Phase == v1beta1.PhaseCompleted && anyReverted(g)) {
 		return keep(g, terminalReasonOf(u), st.Message)
 	}
 	if errs := Validate(u); len(errs) > 0 {
@@ -216,6 +216,14 @@ func MayRecover(u *v1beta1.ApplicationUpgrade) bool {
 func step(g Graph, p *Plan, i int, index map[string]int) {
 	c, cs := g.Components[i], &p.Components[i]
 	set := func(ph v1beta1.ComponentPhase, reason, msg string) { cs.Phase, cs.Reason, cs.Message = ph, reason, msg }
+	if (cs.Phase == v1beta1.ComponentRolled || cs.Phase == v1beta1.ComponentReverted) && reverted(c) {
+		set(v1beta1.ComponentReverted, ReasonImageReverted, revertedMessage(c))
+		return
+	}
+	if cs.Phase == v1beta1.ComponentReverted {
+		waitForRollout(g, c, set) // back at the target image
+		return
+	}
 	if cs.Phase.Terminal() {
 		cs.Reason, cs.Message = string(cs.Phase), g.Upgrade.Status.Component(c.Spec.Name).Message
 		return
@@ -290,7 +298,7 @@ func waitForRollout(g Graph, c Component, set func(v1beta1.ComponentPhase, strin
 	case !c.AtTarget() && c.Deployment != nil && written > 0 && c.Deployment.Generation < written:
 		set(v1beta1.ComponentRollingOut, ReasonWriteNotObserved, fmt.Sprintf("Waiting to observe the image write (deployment generation %d)", written))
 	case !c.AtTarget():
-		set(v1beta1.ComponentUpgrading, ReasonImageChanged, fmt.Sprintf("Image is %s, not %s: writing it again", c.Image, c.Spec.Image))
+		set(v1beta1.ComponentReverted, ReasonImageReverted, revertedMessage(c))
 	case c.Rollout.State == rollout.Failed:
 		set(v1beta1.ComponentFailed, ReasonRolloutFailed, fmt.Sprintf("Rollout of %s failed: %s", c.Key, c.Rollout.Message))
 	case c.Rollout.State == rollout.Rolled:
@@ -300,6 +308,32 @@ func waitForRollout(g Graph, c Component, set func(v1beta1.ComponentPhase, strin
 	default:
 		set(v1beta1.ComponentRollingOut, ReasonRolling, "Waiting for the rollout to complete: "+c.Rollout.Message)
 	}
+}
+
+// reverted reports whether c's Deployment was observed with another image
+// than its target (a configuration error is not a revert).
+func reverted(c Component) bool {
+	return c.ConfigError == nil && c.Deployment != nil && c.Image != c.Spec.Image
+}
+
+// anyReverted reports whether any observed component is reverted: a
+// Completed upgrade is then decided again instead of kept.
+func anyReverted(g Graph) bool {
+	for _, c := range g.Components {
+		if reverted(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func revertedMessage(c Component) string {
+	by := ""
+	if owner := ImageOwner(c.Deployment, c.Container); owner != "" {
+		by = " by " + owner
+	}
+	return fmt.Sprintf("Image of %s reverted%s to %s after the operator wrote %s: not written again; "+
+		"stop the manifest's owner from setting this image (docs/gitops.md)", c.Key, by, c.Image, c.Spec.Image)
 }
 
 func describeComponent(c Component) string {
@@ -321,6 +355,9 @@ func summarize(p *Plan, changedReason string) {
 			failed = append(failed, c.Name+": "+c.Message)
 		case v1beta1.ComponentUpgrading, v1beta1.ComponentRollingOut:
 			active = append(active, c.Name)
+		case v1beta1.ComponentReverted:
+			active = append(active, c.Name)
+			changedReason = ReasonImageReverted // stays the reason while any component is reverted
 		}
 		terminal = terminal && c.Phase.Terminal()
 	}

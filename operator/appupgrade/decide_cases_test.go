@@ -50,6 +50,7 @@ const (
 	failed     = v1beta1.ComponentFailed
 	blocked    = v1beta1.ComponentBlocked
 	progress   = v1beta1.PhaseProgressing
+	revertedP  = v1beta1.ComponentReverted
 )
 
 // TestDecideCases are the v1alpha1 decision's table cases (next_test.go,
@@ -75,16 +76,21 @@ func TestDecideCases(t *testing.T) {
 		{"C01-C04 waiting while the worker is not rolled", pair(progress, rollingOut, pending, "job-worker:v2", rolling, "job-api:v1", rolled), nil, progress, rollingOut, pending, ReasonProgressing, nil},
 		{"worker rolled: API Upgrading, no write yet", pair(progress, rollingOut, pending, "job-worker:v2", rolled, "job-api:v1", rolled), nil, progress, done, upgrading, ReasonRolledOut, nil},
 		{"C06 worker rollout failed: API blocked", pair(progress, rollingOut, pending, "job-worker:v2", failing, "job-api:v1", rolled), nil, v1beta1.PhaseFailed, failed, blocked, ReasonRolloutFailed, nil},
-		{"worker image reverted by someone: write again", pair(progress, rollingOut, pending, "job-worker:v1", rolled, "job-api:v1", rolled), nil, progress, upgrading, pending, ReasonImageChanged, nil},
+		{"worker image reverted by someone: reported, not written again", pair(progress, rollingOut, pending, "job-worker:v1", rolled, "job-api:v1", rolled), nil, progress, revertedP, pending, ReasonImageReverted, nil},
+		{"reverted worker back at target: rolled, API next", pair(progress, revertedP, pending, "job-worker:v2", rolled, "job-api:v1", rolled), nil, progress, done, upgrading, ReasonRolledOut, nil},
+		{"reverted worker still reverted: no write", pair(progress, revertedP, pending, "job-worker:v1", rolled, "job-api:v1", rolled), nil, progress, revertedP, pending, ReasonImageReverted, nil},
 		{"API Upgrading writes the API when the worker is rolled", pair(progress, done, upgrading, "job-worker:v2", rolled, "job-api:v1", rolled), nil, progress, done, rollingOut, ReasonImageWritten, apiWrite},
 		{"never writes the API while the worker is rolling", pair(progress, done, upgrading, "job-worker:v2", rolling, "job-api:v1", rolled), nil, progress, rollingOut, pending, ReasonDependencyNotDone, nil},
-		{"never writes the API when the worker image changed", pair(progress, done, upgrading, "job-worker:v1", rolled, "job-api:v1", rolled), nil, progress, rollingOut, pending, ReasonDependencyNotDone, nil},
+		{"never writes the API when the worker image was reverted", pair(progress, done, upgrading, "job-worker:v1", rolled, "job-api:v1", rolled), nil, progress, revertedP, pending, ReasonImageReverted, nil},
+		{"worker reverted after the API was written: reported, not Completed", pair(progress, done, rollingOut, "job-worker:v1", rolled, "job-api:v2", rolled), nil, progress, revertedP, done, ReasonImageReverted, nil},
 		{"API already at target", pair(progress, done, upgrading, "job-worker:v2", rolled, "job-api:v2", rolled), nil, progress, done, rollingOut, ReasonAtTarget, nil},
 		{"waiting for the API", pair(progress, done, rollingOut, "job-worker:v2", rolled, "job-api:v2", rolling), nil, progress, done, rollingOut, ReasonProgressing, nil},
 		{"API rolled: Completed", pair(progress, done, rollingOut, "job-worker:v2", rolled, "job-api:v2", rolled), nil, v1beta1.PhaseCompleted, done, done, ReasonCompleted, nil},
 		{"API rollout failed", pair(progress, done, rollingOut, "job-worker:v2", rolled, "job-api:v2", failing), nil, v1beta1.PhaseFailed, done, failed, ReasonRolloutFailed, nil},
-		{"API image reverted: write again", pair(progress, done, rollingOut, "job-worker:v2", rolled, "job-api:v1", rolled), nil, progress, done, upgrading, ReasonImageChanged, nil},
-		{"Completed is terminal", pair(v1beta1.PhaseCompleted, done, done, "job-worker:v1", rolling, "job-api:v1", rolling), nil, v1beta1.PhaseCompleted, done, done, string(v1beta1.PhaseCompleted), nil},
+		{"API image reverted: reported", pair(progress, done, rollingOut, "job-worker:v2", rolled, "job-api:v1", rolled), nil, progress, done, revertedP, ReasonImageReverted, nil},
+		{"Completed is terminal while the images stay", pair(v1beta1.PhaseCompleted, done, done, "job-worker:v2", rolling, "job-api:v2", rolling), nil, v1beta1.PhaseCompleted, done, done, string(v1beta1.PhaseCompleted), nil},
+		{"Completed, not observed (superseded): kept", pair(v1beta1.PhaseCompleted, done, done, "", rolling, "", rolling), func(g *Graph) { g.Components = nil }, v1beta1.PhaseCompleted, done, done, string(v1beta1.PhaseCompleted), nil},
+		{"revert after Completed: reported, no write", pair(v1beta1.PhaseCompleted, done, done, "job-worker:v1", rolled, "job-api:v2", rolled), nil, progress, revertedP, done, ReasonImageReverted, nil},
 		{"Failed is terminal", pair(v1beta1.PhaseFailed, failed, blocked, "job-worker:v1", rolled, "job-api:v1", rolled), nil, v1beta1.PhaseFailed, failed, blocked, string(v1beta1.PhaseFailed), nil},
 		{"spec change restarts a Failed upgrade", pair(v1beta1.PhaseFailed, failed, blocked, "job-worker:v1", rolled, "job-api:v1", rolled),
 			func(g *Graph) { g.Upgrade.Generation = 2 }, v1beta1.PhasePending, pending, pending, ReasonSpecChanged, nil},
@@ -102,12 +108,12 @@ func TestDecideCases(t *testing.T) {
 				g.Components[1].Deployment = deploymentAt(2)
 			},
 			progress, done, rollingOut, ReasonProgressing, nil},
-		{"API reverted after our write was observed: write again", pair(progress, done, rollingOut, "job-worker:v2", rolled, "job-api:v1", rolled),
+		{"API reverted after our write was observed: reported", pair(progress, done, rollingOut, "job-worker:v2", rolled, "job-api:v1", rolled),
 			func(g *Graph) {
 				g.Upgrade.Status.Components[1].WrittenGeneration = 3
 				g.Components[1].Deployment = deploymentAt(4)
 			},
-			progress, done, upgrading, ReasonImageChanged, nil},
+			progress, done, revertedP, ReasonImageReverted, nil},
 		{"own worker write not yet in the cache: keep waiting", pair(progress, rollingOut, pending, "job-worker:v1", rolled, "job-api:v1", rolled),
 			func(g *Graph) {
 				g.Upgrade.Status.Components[0].WrittenGeneration = 5

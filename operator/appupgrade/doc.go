@@ -8,9 +8,12 @@ import "k8s.io/apimachinery/pkg/types"
 
 // Reasons shared by the decision's phases, conditions and events.
 const (
-	ReasonSpecChanged       = "SpecChanged"
-	ReasonConfigError       = "ConfigurationError"
-	ReasonCompleted         = "Completed"
+	ReasonSpecChanged = "SpecChanged"
+	ReasonConfigError = "ConfigurationError"
+	ReasonCompleted   = "Completed"
+	// ReasonImageReverted: a component's Deployment no longer carries the
+	// image the operator wrote; reported, not re-written (docs/gitops.md).
+	ReasonImageReverted     = "ImageReverted"
 	ReasonDeploymentClaimed = "DeploymentClaimed"
 	ReasonWriteNotObserved  = "WriteNotObservedYet"
 )

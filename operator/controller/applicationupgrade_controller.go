@@ -177,43 +177,6 @@ func setComponent(plan *appupgrade.Plan, name string, phase v1beta1.ComponentPha
 	}
 }
 
-// writeImage patches one container image with an optimistic lock on the
-// resourceVersion that was observed, so a decision taken on a stale read
-// fails with Conflict instead of writing twice. It returns the
-// Deployment's generation after the write.
-func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, g appupgrade.Graph, w appupgrade.ImageWrite) (int64, error) {
-	var d *appsv1.Deployment
-	for _, c := range g.Components {
-		if c.Spec.Name == w.Component {
-			d = c.Deployment
-		}
-	}
-	if d == nil {
-		return 0, fmt.Errorf("set image of component %s: deployment %s was not observed", w.Component, w.Deployment)
-	}
-	patched := d.DeepCopy()
-	for i := range patched.Spec.Template.Spec.Containers {
-		if patched.Spec.Template.Spec.Containers[i].Name == w.Container {
-			patched.Spec.Template.Spec.Containers[i].Image = w.Image
-		}
-	}
-	dc, err := r.deploymentClient(g.Upgrade)
-	if err != nil {
-		return 0, err
-	}
-	if err := dc.Patch(ctx, patched, client.MergeFromWithOptions(d, client.MergeFromWithOptimisticLock{})); err != nil {
-		if apierrors.IsConflict(err) {
-			log.FromContext(ctx).V(1).Info("deployment changed since it was read; retrying", "deployment", w.Deployment)
-		}
-		return 0, fmt.Errorf("set image of container %q in deployment %s to %s (component %s): %w", w.Container, w.Deployment, appupgrade.SafeText(w.Image, 300), w.Component, err)
-	}
-	log.FromContext(ctx).Info("image written", "component", w.Component, "deployment", w.Deployment.String(), "image", appupgrade.SafeText(w.Image, 300))
-	r.observeWrite(g.Upgrade, w.Component)
-	r.eventRelated(g.Upgrade, patched, corev1.EventTypeNormal, writeReason(g, w.Component),
-		fmt.Sprintf("Set %s image to %s on deployment %s", w.Component, w.Image, w.Deployment))
-	return patched.Generation, nil
-}
-
 // MaxEventNote is the events.k8s.io/v1 note limit (1 kB: k8s.io/kubernetes
 // pkg/apis/events/validation NoteLengthLimit); longer notes make the
 // API server refuse the event.

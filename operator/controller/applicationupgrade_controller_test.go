@@ -2,6 +2,8 @@ package controller
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +23,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	v1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
@@ -55,6 +58,37 @@ func deployment(name, container, image string, extra ...corev1.Container) *appsv
 	}
 }
 
+// applyAsStrategicMerge sends a server-side apply of a Deployment as a
+// strategic merge patch with the same body: for the operator's apply (one
+// container, merge key name, and the resourceVersion read) the content
+// result is the same. The fake client's own apply round-trips the apply
+// configuration through the typed object, so zero values (selector: null,
+// strategy: {}) become applied fields and the selector is removed; the
+// server-side apply semantics are tested on the simulator's store
+// (simulator/store_apply_test.go) and a real API server
+// (TestEnvtestImageWriteOwnsOnlyTheImageField).
+func applyAsStrategicMerge(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	if ao := (&client.ApplyOptions{}).ApplyOptions(opts); ao.FieldManager != FieldManager || ao.Force == nil || !*ao.Force {
+		return fmt.Errorf("apply must be forced under field manager %q, got %q (force %v)", FieldManager, ao.FieldManager, ao.Force)
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	var d appsv1.Deployment
+	if err := json.Unmarshal(data, &d); err != nil {
+		return err
+	}
+	if err := c.Patch(ctx, &d, client.RawPatch(types.StrategicMergePatchType, data)); err != nil {
+		return err
+	}
+	out, err := json.Marshal(&d)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(out, obj)
+}
+
 func typesUID(s string) types.UID { return types.UID(s) }
 
 // upgrade is the seed's v1alpha1 upgrade of job-worker then job-api, as the
@@ -86,7 +120,9 @@ func newWorld(t *testing.T, objs ...client.Object) *world {
 	c := fake.NewClientBuilder().WithScheme(testScheme()).
 		WithStatusSubresource(&v1beta1.ApplicationUpgrade{}, &appsv1.Deployment{}).
 		WithIndex(&v1beta1.ApplicationUpgrade{}, DeploymentRefIndex, deploymentRefs).
-		WithObjects(objs...).Build()
+		WithObjects(objs...).
+		WithInterceptorFuncs(interceptor.Funcs{Apply: applyAsStrategicMerge}).
+		Build()
 	rec := events.NewFakeRecorder(100)
 	return &world{t: t, c: c, rec: rec, r: &ApplicationUpgradeReconciler{Client: c, Recorder: rec,
 		Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}}

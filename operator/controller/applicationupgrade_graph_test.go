@@ -12,6 +12,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -248,11 +250,11 @@ func TestReconcileRecordsSucceededWritesWhenOneFails(t *testing.T) {
 	before := w.pass("g").Status.Component("b").Message // every component Upgrading
 	inner := w.c
 	w.r.Client = interceptor.NewClient(inner.(client.WithWatch), interceptor.Funcs{
-		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-			if obj.GetName() == "d-b" {
+		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			if d, ok := obj.(*appsv1ac.DeploymentApplyConfiguration); ok && *d.Name == "d-b" {
 				return errors.New("injected: the API server is unavailable")
 			}
-			return c.Patch(ctx, obj, patch, opts...)
+			return c.Apply(ctx, obj, opts...)
 		},
 	})
 	_, err := w.r.Reconcile(context.Background(), ctrlRequest{NamespacedName: client.ObjectKey{Namespace: ns, Name: "g"}})
@@ -276,11 +278,11 @@ func TestReconcileLeavesStatusAloneWhenNoWriteSucceeds(t *testing.T) {
 	rv := w.pass("g").ResourceVersion // a Upgrading
 	inner := w.c
 	w.r.Client = interceptor.NewClient(inner.(client.WithWatch), interceptor.Funcs{
-		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-			if obj.GetName() == "d-a" {
+		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			if d, ok := obj.(*appsv1ac.DeploymentApplyConfiguration); ok && *d.Name == "d-a" {
 				return errors.New("injected: conflict")
 			}
-			return c.Patch(ctx, obj, patch, opts...)
+			return c.Apply(ctx, obj, opts...)
 		},
 	})
 	_, err := w.r.Reconcile(context.Background(), ctrlRequest{NamespacedName: client.ObjectKey{Namespace: ns, Name: "g"}})

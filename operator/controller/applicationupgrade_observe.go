@@ -24,8 +24,19 @@ import (
 // seen fully rolled out (appupgrade.MayRecover).
 func (r *ApplicationUpgradeReconciler) observeGraph(ctx context.Context, u *v1beta1.ApplicationUpgrade) (appupgrade.Graph, error) {
 	g := appupgrade.Graph{Upgrade: u}
-	if u.Status.Phase.Terminal() && u.Generation == u.Status.ObservedGeneration && !appupgrade.MayRecover(u) {
-		return g, nil
+	if u.Status.Phase.Terminal() && u.Generation == u.Status.ObservedGeneration {
+		switch {
+		case appupgrade.MayRecover(u):
+		case u.Status.Phase == v1beta1.PhaseCompleted:
+			// A Completed upgrade is observed for reverts (Decide reports
+			// one), unless a newer upgrade references one of its
+			// Deployments: that one's image is not a revert.
+			if newer, err := r.supersededBy(ctx, u); err != nil || newer {
+				return g, err
+			}
+		default:
+			return g, nil
+		}
 	}
 	for i := range u.Spec.Components {
 		c, err := r.observe(ctx, u, u.Spec.Components[i])
@@ -177,6 +188,23 @@ func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1
 		return appupgrade.ClaimedByOtherNamespace, claimed, nil
 	}
 	return holder.Namespace + "/" + holder.Name, claimed, nil
+}
+
+// supersededBy reports whether an upgrade newer than u references one of
+// u's Deployments.
+func (r *ApplicationUpgradeReconciler) supersededBy(ctx context.Context, u *v1beta1.ApplicationUpgrade) (bool, error) {
+	for _, key := range deploymentRefs(u) {
+		var list v1beta1.ApplicationUpgradeList
+		if err := r.Client.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}); err != nil {
+			return false, fmt.Errorf("list upgrades referencing deployment %s: %w", key, err)
+		}
+		for i := range list.Items {
+			if other := &list.Items[i]; other.UID != u.UID && other.DeletionTimestamp == nil && older(u, other) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 func older(a, b *v1beta1.ApplicationUpgrade) bool {

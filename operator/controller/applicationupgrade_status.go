@@ -110,6 +110,9 @@ func phasesChanged(prev, next v1beta1.ApplicationUpgradeStatus) bool {
 // legacyShape).
 func (r *ApplicationUpgradeReconciler) transitionEvents(u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan appupgrade.Plan, reason string) {
 	for _, step := range plan.Components {
+		if step.Phase == v1beta1.ComponentReverted && u.Status.Component(step.Name).Phase != v1beta1.ComponentReverted {
+			r.event(u, corev1.EventTypeWarning, appupgrade.ReasonImageReverted, step.Name+": "+step.Message)
+		}
 		if step.Phase != v1beta1.ComponentRolled || u.Status.Component(step.Name).Phase == v1beta1.ComponentRolled {
 			continue
 		}

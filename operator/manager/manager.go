@@ -132,8 +132,12 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		certsReady = make(chan struct{})
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                  NewScheme(),
-		Cache:                   cacheOpts,
+		Scheme: NewScheme(),
+		Cache:  cacheOpts,
+		// Every write of the manager's client is recorded under one pinned
+		// field manager (docs/gitops.md), not a name derived from the
+		// binary's User-Agent.
+		Client:                  client.Options{FieldOwner: controller.FieldManager},
 		Metrics:                 metricsOptions(opts),
 		HealthProbeBindAddress:  opts.ProbeAddr,
 		LeaderElection:          opts.LeaderElect,

@@ -37,6 +37,8 @@ func (in *Injector) fireTimed(f Fault) {
 		in.respec(f)
 	case Delete:
 		in.deleteUpgrades(f)
+	case GitopsRevert:
+		in.gitopsRevert(f)
 	}
 }
 

@@ -43,6 +43,9 @@ const (
 	Edit        Kind = "edit"
 	Respec      Kind = "respec"
 	Delete      Kind = "delete"
+	// GitopsRevert: a Flux-like actor re-applies the component's previous
+	// image (scenarios/faults/gitops.go).
+	GitopsRevert Kind = "gitops-revert"
 )
 
 // Trigger says how a fault is timed.
@@ -146,6 +149,13 @@ var Catalog = []Spec{
 	{Kind: Delete, Trigger: AtTime, Params: []Param{{"recreate", "0s", "re-apply the original manifest after this long (0: never)"}},
 		Doc:       "the ApplicationUpgrade is deleted mid-rollout (and optionally applied again); expected: no upgrade left and no write for it, or Completed",
 		RealWorld: "kubectl delete during the upgrade, a GitOps prune, a re-apply"},
+	{Kind: GitopsRevert, Trigger: AtTime, Params: []Param{dep, {"every", "10s", "the tool's re-apply interval"},
+		{"for", "60s", "how long Git keeps the previous image; then Git carries the target image and the actor stops"},
+		{"ignore", "false", "true: the documented layout (docs/gitops.md), Git's manifest does not set the image"}},
+		Doc: "a Flux-like actor server-side applies the component's Deployment with force under kustomize-controller every `every`, " +
+			"with the previous image (:v1.0.0) unless ignore; the operator reports the revert (Reverted, ImageReverted) and never writes the image again; " +
+			"Completed while the Deployment runs the reverted image is a violation",
+		RealWorld: "Flux's kustomize-controller, Argo CD self-heal or helm upgrade putting Git's image back mid-rollout or after Completed"},
 }
 
 // Lookup returns the catalog entry of k.

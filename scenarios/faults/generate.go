@@ -16,6 +16,7 @@ var weights = []struct {
 	{Stale, 4}, {Drop, 3}, {Crash, 5}, {LeaseLost, 3}, {KCMLag, 3},
 	{Slow, 2}, {NeverReady, 1}, {CrashLoop, 1}, {BadImage, 1},
 	{NodeLost, 2}, {Scale, 3}, {Edit, 3}, {Respec, 2}, {Delete, 2},
+	{GitopsRevert, 1},
 }
 
 // Window is the virtual time after the upgrades' creation in which
@@ -147,6 +148,11 @@ func draw(rng *rand.Rand, k Kind) Fault {
 		if rng.Intn(2) == 0 {
 			f.Args["recreate"] = secs(2, 30)
 		}
+	case GitopsRevert:
+		f.Args["dep"] = dep()
+		f.Args["every"] = secs(5, 15)
+		f.Args["for"] = secs(10, 60)
+		f.Args["ignore"] = []string{"false", "true"}[rng.Intn(2)]
 	}
 	return f
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/runtime"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/operator/controller"
@@ -45,6 +47,15 @@ func (u unlocked) Patch(ctx context.Context, obj client.Object, patch client.Pat
 		return err
 	}
 	return u.Client.Patch(ctx, obj, client.RawPatch(patch.Type(), data), opts...)
+}
+
+// Apply drops the resourceVersion of the operator's image apply, as Patch
+// drops it from a merge patch.
+func (u unlocked) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	if ac, ok := obj.(*appsv1ac.DeploymentApplyConfiguration); ok {
+		ac.ResourceVersion = nil
+	}
+	return u.Client.Apply(ctx, obj, opts...)
 }
 
 // firstFailure runs seeds 1..1000 with mutant until a run fails.

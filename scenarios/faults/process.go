@@ -9,8 +9,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
@@ -89,6 +91,31 @@ func (c *opClient) Patch(ctx context.Context, obj client.Object, patch client.Pa
 	return c.p.in.write(c.p, obj, func() error { return c.Client.Patch(ctx, obj, patch, opts...) })
 }
 
+// Apply is the operator's image write (server-side apply of a
+// Deployment), judged as write judges patches.
+func (c *opClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	ac, ok := obj.(*appsv1ac.DeploymentApplyConfiguration)
+	if !ok || ac.Name == nil {
+		return c.Client.Apply(ctx, obj, opts...)
+	}
+	key := types.NamespacedName{Name: *ac.Name}
+	if ac.Namespace != nil {
+		key.Namespace = *ac.Namespace
+	}
+	imgs := func() string {
+		var out []string
+		if ac.Spec != nil && ac.Spec.Template != nil && ac.Spec.Template.Spec != nil {
+			for _, ct := range ac.Spec.Template.Spec.Containers {
+				if ct.Image != nil {
+					out = append(out, *ct.Image)
+				}
+			}
+		}
+		return strings.Join(out, ",")
+	}
+	return c.p.in.writeDeployment(c.p, key, imgs, func() error { return c.Client.Apply(ctx, obj, opts...) })
+}
+
 func (c *opClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
 	return c.p.in.write(c.p, obj, func() error { return c.Client.Update(ctx, obj, opts...) })
 }
@@ -124,14 +151,19 @@ func (in *Injector) write(p *process, obj client.Object, call func() error) erro
 	if !ok {
 		return call()
 	}
-	key := client.ObjectKeyFromObject(d)
+	return in.writeDeployment(p, client.ObjectKeyFromObject(d), func() string { return images(d) }, call)
+}
+
+// writeDeployment is write for the Deployment key; imgs describes the
+// images the write left (after the call).
+func (in *Injector) writeDeployment(p *process, key types.NamespacedName, imgs func() string, call func() error) error {
 	in.inWrite = &pendingWrite{p: p, key: key}
 	err := call()
 	w := in.inWrite
 	in.inWrite = nil
 	if err == nil && !w.committed {
 		in.violate("duplicate write: %s wrote deployment %s at %s although it already had image %s",
-			p.name, key, simulator.FormatElapsed(in.sim.Elapsed()), images(d))
+			p.name, key, simulator.FormatElapsed(in.sim.Elapsed()), imgs())
 	}
 	return err
 }

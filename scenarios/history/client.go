@@ -2,12 +2,14 @@ package history
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -90,6 +92,42 @@ func (c *recordingClient) Update(ctx context.Context, obj client.Object, opts ..
 
 func (c *recordingClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 	return c.do(ctx, "patch", "", obj, client.ObjectKeyFromObject(obj), func() error { return c.Client.Patch(ctx, obj, patch, opts...) })
+}
+
+// Apply records a server-side apply as the patch it is on the wire (verb
+// patch), described by the object the server returned.
+func (c *recordingClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	u, err := applyTarget(obj)
+	if err != nil {
+		return err
+	}
+	var out client.Object = u
+	if u.GroupVersionKind() == appsv1.SchemeGroupVersion.WithKind("Deployment") {
+		out = &appsv1.Deployment{}
+	}
+	return c.do(ctx, "patch", "", out, client.ObjectKeyFromObject(u), func() error {
+		if err := c.Client.Apply(ctx, obj, opts...); err != nil {
+			return err
+		}
+		data, err := json.Marshal(obj)
+		if err != nil {
+			return fmt.Errorf("encode applied %s: %w", client.ObjectKeyFromObject(u), err)
+		}
+		return json.Unmarshal(data, out)
+	})
+}
+
+// applyTarget is the kind, namespace and name an apply configuration names.
+func applyTarget(obj runtime.ApplyConfiguration) (*unstructured.Unstructured, error) {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode apply configuration %T: %w", obj, err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		return nil, fmt.Errorf("apply configuration %T: %w", obj, err)
+	}
+	return u, nil
 }
 
 func (c *recordingClient) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {

@@ -122,7 +122,8 @@ func (e *Env) whenChanged(cond func() bool) func() bool {
 // may be nil), fed by the operator's watches. Each process's reconciler
 // writes its Kubernetes events to the run's event sink.
 func (e *Env) AddOperator(name string, customize func(*controller.ApplicationUpgradeReconciler), wrap func(reconcile.Reconciler) reconcile.Reconciler) *simulator.Controller {
-	r := &controller.ApplicationUpgradeReconciler{Client: e.Sim.Client(), Clock: e.Sim.Clock(), Recorder: e.sink}
+	// The manager pins the field owner of every write (manager.New); so does the simulated process.
+	r := &controller.ApplicationUpgradeReconciler{Client: client.WithFieldOwner(e.Sim.Client(), controller.FieldManager), Clock: e.Sim.Clock(), Recorder: e.sink}
 	if customize != nil {
 		customize(r)
 	}

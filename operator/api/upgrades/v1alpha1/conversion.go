@@ -283,7 +283,7 @@ func PhaseOf(p v1beta1.Phase, worker, api v1beta1.ComponentPhase) Phase {
 		return Phase(p)
 	}
 	switch worker {
-	case v1beta1.ComponentRollingOut:
+	case v1beta1.ComponentRollingOut, v1beta1.ComponentReverted:
 		return PhaseWaitingForWorkers
 	case v1beta1.ComponentRolled:
 	case v1beta1.ComponentFailed:
@@ -292,7 +292,7 @@ func PhaseOf(p v1beta1.Phase, worker, api v1beta1.ComponentPhase) Phase {
 		return PhaseUpgradingWorkers
 	}
 	switch api {
-	case v1beta1.ComponentRollingOut:
+	case v1beta1.ComponentRollingOut, v1beta1.ComponentReverted:
 		return PhaseWaitingForAPI
 	case v1beta1.ComponentRolled:
 		return PhaseCompleted

@@ -113,7 +113,7 @@ const (
 func (p Phase) Terminal() bool { return p == PhaseCompleted || p == PhaseFailed }
 
 // ComponentPhase is where one component has got to.
-// +kubebuilder:validation:Enum=Pending;Upgrading;RollingOut;Rolled;Failed;Blocked
+// +kubebuilder:validation:Enum=Pending;Upgrading;RollingOut;Rolled;Reverted;Failed;Blocked
 type ComponentPhase string
 
 // The component phases, in order.
@@ -126,6 +126,13 @@ const (
 	ComponentRollingOut ComponentPhase = "RollingOut"
 	// ComponentRolled: fully rolled out (the rollout.Assess verdict Rolled).
 	ComponentRolled ComponentPhase = "Rolled"
+	// ComponentReverted: after the operator wrote its image, the
+	// Deployment's template went back to another image (a GitOps tool, Helm
+	// or a person re-applied the old manifest). Reported, never re-written
+	// (docs/gitops.md); it returns to RollingOut when the template carries
+	// the target image again. Its dependents are not written meanwhile and
+	// the upgrade is not Completed (Ready=False, reason ImageReverted).
+	ComponentReverted ComponentPhase = "Reverted"
 	// ComponentFailed: its rollout or its configuration failed.
 	ComponentFailed ComponentPhase = "Failed"
 	// ComponentBlocked: a component it depends on (directly or not) failed; never written.
