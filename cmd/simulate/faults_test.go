@@ -37,7 +37,7 @@ func TestRandomFaultsReplayTheSeedsSchedule(t *testing.T) {
 	b, err := simulate(t, "--seed", "26", "--faults", "random", "--quiet")
 	require.NoError(t, err)
 	assert.Equal(t, a, b)
-	assert.Contains(t, a, "OK: seed=26 scenario=recreate faults=scale@4.707s:replicas=2,")
+	assert.Contains(t, a, "OK: seed=26 scenario=recreate faults=kcm-lag@4.707s:for=39s:lag=1.619s,")
 }
 
 func TestScenarioAndFaultErrorsAreOneLine(t *testing.T) {

@@ -23,7 +23,8 @@ import (
 
 var deploymentsGR = schema.GroupResource{Group: "apps", Resource: "deployments"}
 
-// refuseWrites makes every Deployment patch fail with err and counts them.
+// refuseWrites makes every Deployment write (the image's server-side
+// apply, or a patch) fail with err and counts them.
 func refuseWrites(w *world, err error) *int {
 	n := new(int)
 	inner := w.c
@@ -34,6 +35,10 @@ func refuseWrites(w *world, err error) *int {
 				return err
 			}
 			return c.Patch(ctx, obj, patch, opts...)
+		},
+		Apply: func(context.Context, client.WithWatch, runtime.ApplyConfiguration, ...client.ApplyOption) error {
+			*n++ // the operator applies only Deployments' images
+			return err
 		},
 	})
 	return n
@@ -279,6 +284,9 @@ func TestServiceAccountImpersonation(t *testing.T) {
 		asked = append(asked, namespace+"/"+name)
 		return interceptor.NewClient(w.c.(client.WithWatch), interceptor.Funcs{
 			Patch: func(context.Context, client.WithWatch, client.Object, client.Patch, ...client.PatchOption) error {
+				return forbidden
+			},
+			Apply: func(context.Context, client.WithWatch, runtime.ApplyConfiguration, ...client.ApplyOption) error {
 				return forbidden
 			},
 		}), nil
