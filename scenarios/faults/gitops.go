@@ -24,7 +24,11 @@ const GitopsManager = "kustomize-controller"
 // reverts the operator's image; with ignore (the documented layout, Git's
 // manifest does not set the image) the apply carries the container's name
 // only and changes nothing. When the window ends, Git is fixed: one last
-// apply carries the target image (without ignore) and the actor stops.
+// apply carries the target image (without ignore) and the actor stops —
+// but only when the operator had written that image before (a revert was
+// seen): Git naming the caller's new image while the callee still rolls
+// out would be an out-of-band write that the operator cannot order, which
+// the judge rightly reports, and not what this fault models.
 // At every tick, an upgrade reported Completed while the Deployment runs
 // the reverted image is a violation (drift is never Completed).
 func (in *Injector) gitopsRevert(f Fault) {
@@ -42,16 +46,20 @@ func (in *Injector) gitopsRevert(f Fault) {
 	}
 	in.record(f, window, what)
 	end := in.sim.Now().Add(window)
+	written := false // the operator's image was seen on the Deployment
 	var tick func()
 	tick = func() {
 		target := in.targetImage(f.Str("dep")) // a respec may have changed it
 		in.checkNotCompletedWhileReverted(key.Namespace, key.Name, target)
+		if in.deploymentImage(key) == target {
+			written = true
+		}
 		img := old
 		if ignore {
 			img = ""
 		}
 		last := !in.sim.Now().Before(end)
-		if last && !ignore {
+		if last && !ignore && written {
 			img = target // Git fixed: it now carries the target image
 		}
 		in.gitopsApply(key, f.Str("dep"), img)
@@ -99,6 +107,16 @@ func (in *Injector) targetImage(dep string) string {
 		}
 	}
 	return ""
+}
+
+// deploymentImage is the image of the Deployment's single container, or ""
+// when it cannot be read or has several containers.
+func (in *Injector) deploymentImage(key client.ObjectKey) string {
+	var d appsv1.Deployment
+	if err := in.sim.ClientFor(GitopsManager+"/observer").Get(in.ctx, key, &d); err != nil || len(d.Spec.Template.Spec.Containers) != 1 {
+		return ""
+	}
+	return d.Spec.Template.Spec.Containers[0].Image
 }
 
 // checkNotCompletedWhileReverted flags an upgrade of the Deployment
