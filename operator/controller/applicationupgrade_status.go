@@ -63,7 +63,9 @@ func componentStatuses(prev v1beta1.ApplicationUpgradeStatus, g appupgrade.Graph
 			Image: before.Image, WrittenGeneration: before.WrittenGeneration}
 		if n, ok := refused[step.Name]; ok {
 			cs.RefusedWrites = n
-		} else if step.Phase == v1beta1.ComponentUpgrading {
+		} else if step.Phase == v1beta1.ComponentUpgrading || step.Phase == v1beta1.ComponentFailed {
+			// Kept while retrying, and on the Failed component it made
+			// Failed (a Failed upgrade is still observed: RolloutRecovered).
 			cs.RefusedWrites = before.RefusedWrites
 		}
 		for _, c := range g.Components {

@@ -68,7 +68,15 @@ func TestTenantCannotEscalate(t *testing.T) {
 	require.NoError(t, client.IgnoreNotFound(admin.Delete(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: realcluster.HarnessWebhookName}})))
 	port := freePort(t)
 	require.NoError(t, admin.Create(ctx, appwebhook.URLValidatingWebhook("uo-tenant-test", fmt.Sprintf("https://127.0.0.1:%d%s", port, appwebhook.ValidatePath), cert.CA, admissionregistrationv1.Fail)))
-	base := append(managerArgs(t, objs), "--kubeconfig="+kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
+	// The test serves its own certificate: the chart's in-process rotation
+	// flags (--cert-*) would make the webhook server wait for the rotator's.
+	var chartArgs []string
+	for _, a := range managerArgs(t, objs) {
+		if !strings.HasPrefix(a, "--cert-") {
+			chartArgs = append(chartArgs, a)
+		}
+	}
+	base := append(chartArgs, "--kubeconfig="+kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
 		"--webhook-host=127.0.0.1", fmt.Sprintf("--webhook-port=%d", port), "--webhook-cert-dir="+certDir, "--leader-elect=false")
 
 	// Cross-namespace references off (the chart's default).
