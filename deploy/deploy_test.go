@@ -55,7 +55,7 @@ func TestFluxManifests(t *testing.T) {
 					} `json:"spec"`
 				} `json:"chart"`
 				ChartRef struct{ Kind, Name string } `json:"chartRef"`
-				Values map[string]any `json:"values"`
+				Values   map[string]any              `json:"values"`
 			} `json:"spec"`
 		}
 		data, err := os.ReadFile(f)

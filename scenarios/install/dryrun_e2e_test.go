@@ -23,11 +23,11 @@ func TestServerSideDryRun(t *testing.T) {
 	createNamespaces(t, c, releaseNamespace, appNamespace)
 
 	renderings := map[string]func() ([]byte, error){
-		"kustomize deploy/default": func() ([]byte, error) { return Kustomize(ctx, "deploy/default") },
-		"kustomize deploy/samples": func() ([]byte, error) { return Kustomize(ctx, "deploy/samples") },
-		"kustomize deploy/webhook": func() ([]byte, error) { return Kustomize(ctx, "deploy/webhook") },
+		"kustomize deploy/default":           func() ([]byte, error) { return Kustomize(ctx, "deploy/default") },
+		"kustomize deploy/samples":           func() ([]byte, error) { return Kustomize(ctx, "deploy/samples") },
+		"kustomize deploy/webhook":           func() ([]byte, error) { return Kustomize(ctx, "deploy/webhook") },
 		"kustomize deploy/overlays/platform": func() ([]byte, error) { return Kustomize(ctx, "deploy/overlays/platform") },
-		"helm (defaults)":          func() ([]byte, error) { return HelmTemplate(ctx, "uo", releaseNamespace) },
+		"helm (defaults)":                    func() ([]byte, error) { return HelmTemplate(ctx, "uo", releaseNamespace) },
 		"helm watchNamespaces": func() ([]byte, error) {
 			return HelmTemplate(ctx, "uo", releaseNamespace, "watchNamespaces={"+appNamespace+"}")
 		},
