@@ -163,7 +163,7 @@ func (cp *ControlPlane) start(ctx context.Context, stages []string) error {
 	if err := cp.run(schedulerBin, schedulerArgs(cp.WorkDir, kubeconfigs[schedulerUser], p), nil); err != nil {
 		return err
 	}
-	if err := cp.run(kwokBin, kwokArgs(kubeconfigs[kwokUser], stages, p, cp.opts.RealNode), kwokEnv(cp.WorkDir)); err != nil {
+	if err := cp.runRestarting(kwokBin, kwokArgs(kubeconfigs[kwokUser], stages, p, cp.opts.RealNode), kwokEnv(cp.WorkDir), kwokRestarts); err != nil {
 		return err
 	}
 	if err := cp.readyNode(ctx, client); err != nil {
@@ -179,6 +179,10 @@ func (cp *ControlPlane) start(ctx context.Context, stages []string) error {
 	}
 	return cp.waitDefaultServiceAccount(ctx, client)
 }
+
+// kwokRestarts is how many times kwok is restarted when it exits on its
+// own (see restartPolicy).
+const kwokRestarts = 3
 
 func kubeconfigName(user string) string {
 	switch user {
@@ -197,11 +201,22 @@ func (cp *ControlPlane) run(name string, args, env []string) error {
 	return err
 }
 
+// runRestarting is run under a restartPolicy of max restarts (see
+// restartPolicy for why kwok needs one).
+func (cp *ControlPlane) runRestarting(name string, args, env []string, max int) error {
+	_, err := cp.start1(filepath.Join(cp.BinDir, name), name, args, env, &restartPolicy{max: max, logf: cp.opts.Logf})
+	return err
+}
+
 // runPath starts the executable at path as component name and records it
 // for Stop.
 func (cp *ControlPlane) runPath(path, name string, args []string, env ...string) (*process, error) {
+	return cp.start1(path, name, args, env, nil)
+}
+
+func (cp *ControlPlane) start1(path, name string, args, env []string, restart *restartPolicy) (*process, error) {
 	args = append(args, cp.opts.ExtraArgs[name]...)
-	proc, err := startProcessPath(path, cp.LogDir, name, args, env)
+	proc, err := startProcessPath(path, cp.LogDir, name, args, env, restart)
 	if err != nil {
 		return nil, err
 	}

@@ -23,41 +23,91 @@ type process struct {
 	logPath string
 	logFile *os.File
 
-	done     chan struct{} // closed when the process has exited
+	done     chan struct{} // closed when the process has exited for good
 	mu       sync.Mutex
 	waitErr  error
 	stopping bool
+
+	// restart, when set, is the policy for a process that exits on its own
+	// (see restartPolicy); restarts counts the restarts made so far.
+	restart  *restartPolicy
+	restarts int
+}
+
+// restartPolicy restarts a stateless component that exits on its own, as
+// systemd's Restart=on-failure would: at most max times, each restart
+// reported through logf with the exit status and the log's last lines.
+// Only kwok has one: kwok v0.8.0 can die at start-up with "fatal error:
+// concurrent map writes" in github.com/wzshiming/easycel v0.6.0
+// (types.go getTrait writes a package-level cache without a lock when the
+// node and pod controllers build their first CEL environments at once;
+// no fixed release is served), and kwok keeps no state of its own: it
+// re-lists Nodes and Pods from the API server when it starts.
+type restartPolicy struct {
+	max  int
+	logf func(format string, args ...any)
 }
 
 // startProcessPath starts the executable at path as component name with
 // args, logging to logDir/name.log. extraEnv entries (KEY=VALUE) are added
 // to the inherited environment.
-func startProcessPath(path, logDir, name string, args, extraEnv []string) (*process, error) {
+// restart, when non-nil, restarts the process when it exits on its own.
+func startProcessPath(path, logDir, name string, args, extraEnv []string, restart *restartPolicy) (*process, error) {
 	logPath := filepath.Join(logDir, name+".log")
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("controlplane: open log for %s: %w", name, err)
 	}
-	cmd := exec.Command(path, args...)
-	cmd.Stdout = logFile
-	cmd.Stderr = logFile
-	cmd.Env = append(os.Environ(), extraEnv...)
-	cmd.SysProcAttr = sysProcAttr()
-	fmt.Fprintf(logFile, "# %s %s\n", cmd.Path, strings.Join(args, " "))
-	if err := cmd.Start(); err != nil {
+	p := &process{name: name, logPath: logPath, logFile: logFile, done: make(chan struct{}), restart: restart}
+	newCmd := func() *exec.Cmd {
+		cmd := exec.Command(path, args...)
+		cmd.Stdout = logFile
+		cmd.Stderr = logFile
+		cmd.Env = append(os.Environ(), extraEnv...)
+		cmd.SysProcAttr = sysProcAttr()
+		return cmd
+	}
+	fmt.Fprintf(logFile, "# %s %s\n", path, strings.Join(args, " "))
+	p.cmd = newCmd()
+	if err := p.cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("controlplane: start %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, logPath: logPath, logFile: logFile, done: make(chan struct{})}
-	go p.wait()
+	go p.wait(newCmd)
 	return p, nil
 }
 
-func (p *process) wait() {
-	err := p.cmd.Wait()
-	p.mu.Lock()
-	p.waitErr = err
-	p.mu.Unlock()
+// wait reaps the process; under a restart policy it starts it again (at
+// most restart.max times) unless stop was called. done is closed once the
+// process has exited for good.
+func (p *process) wait(newCmd func() *exec.Cmd) {
+	for {
+		p.mu.Lock()
+		cmd := p.cmd
+		p.mu.Unlock()
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.waitErr = err
+		if p.stopping || p.restart == nil || p.restarts >= p.restart.max {
+			p.mu.Unlock()
+			break
+		}
+		p.restarts++
+		n := p.restarts
+		fmt.Fprintf(p.logFile, "# controlplane: %s exited (%v); restart %d of %d\n", p.name, err, n, p.restart.max)
+		next := newCmd()
+		startErr := next.Start()
+		if startErr == nil {
+			p.cmd = next
+		} else {
+			p.waitErr = fmt.Errorf("restart %d: %w (after: %v)", n, startErr, err)
+		}
+		p.mu.Unlock()
+		p.restart.logf("controlplane: %s exited (%v), restarted (%d of %d); see %s", p.name, err, n, p.restart.max, p.logPath)
+		if startErr != nil {
+			break
+		}
+	}
 	p.logFile.Close()
 	close(p.done)
 }
@@ -85,8 +135,8 @@ func (p *process) exited() error {
 func (p *process) stop(timeout time.Duration) error {
 	p.mu.Lock()
 	p.stopping = true
-	p.mu.Unlock()
 	pgid := p.cmd.Process.Pid
+	p.mu.Unlock()
 	select {
 	case <-p.done:
 		return nil

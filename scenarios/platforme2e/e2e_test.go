@@ -60,21 +60,11 @@ func testBootstrap(t *testing.T, h *harness) {
 func testPlan(t *testing.T, h *harness) {
 	h.fresh(starlingx.Simplex, 400)
 	began := time.Now()
+	table, err := watchTableRows(t.Context(), h.cfg)
+	require.NoError(t, err)
 	require.NoError(t, h.mergePatch(`{"spec":{"release":{"platform":"starlingx-27.03.0","kubernetes":"v1.35.0"}}}`))
-	var rows []row
-	var names []string
-	watchTable := func() {
-		n, r, err := tableRow(h.cfg)
-		if err == nil {
-			names = n
-			if len(rows) == 0 || fmt.Sprint(rows[len(rows)-1]) != fmt.Sprint(r) {
-				rows = append(rows, r)
-			}
-		}
-	}
 	deploying := func(rel string, states ...string) func() (bool, error) {
 		return func() (bool, error) {
-			watchTable()
 			u, err := h.system()
 			if err != nil || u.Status.ActiveDeploy.ReleaseDeploying != rel {
 				return false, nil
@@ -90,7 +80,6 @@ func testPlan(t *testing.T, h *harness) {
 	t.Log("restarting the operator during step 4")
 	h.restartOperator()
 	h.waitFor("the deployment to complete", time.Minute, func() (bool, error) {
-		watchTable()
 		u, err := h.system()
 		return err == nil && u.Status.ActiveDeploy.Status == v1alpha1.DeployStatusNone &&
 			meta.IsStatusConditionTrue(u.Status.Conditions, v1alpha1.ConditionReady) && u.Status.Release == "starlingx-27.03.0 / v1.35.0", nil
@@ -114,6 +103,12 @@ func testPlan(t *testing.T, h *harness) {
 	assert.Equal(t, []string{"DeployStarted", "DeployStepCompleted", "DeployStepCompleted", "DeployStepCompleted", "DeployCompleted"},
 		eventReasons(t, h, "Deploy"))
 
+	h.waitFor("the table watch to show the completed row", 30*time.Second, func() (bool, error) {
+		r := table.last()
+		return r != nil && r["STATUS"] == "None" && r["RELEASE"] == "starlingx-27.03.0 / v1.35.0", nil
+	})
+	names, rows, err := table.stop()
+	require.NoError(t, err)
 	checkColumns(t, names, rows)
 }
 
