@@ -252,7 +252,7 @@ test-rbac: controlplane $(HELM) ## Chart RBAC: namespaced-only with watchNamespa
 	$(GO) test -tags e2e -v -count=1 -run 'TestHelm|TestRBAC' ./scenarios/install/
 
 .PHONY: test-tenant
-test-tenant: controlplane $(HELM) ## Tenant safety (issue 14): the manager as the chart's ServiceAccount; a restricted tenant's cross-namespace, v1alpha1-smuggle, serviceAccountName and ValidatingAdmissionPolicy cases.
+test-tenant: controlplane $(HELM) ## Tenant safety (issue 14): the manager as the chart's ServiceAccount; a restricted tenant's cross-namespace, v1alpha1-smuggle, disclosure, serviceAccountName and ValidatingAdmissionPolicy cases, and the hostile-input corpus (scenarios/hostile).
 	$(GO) test -tags e2e -v -count=1 -run 'TestTenant' ./scenarios/install/
 
 .PHONY: test-dryrun
