@@ -5,6 +5,7 @@
 package hostile
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -124,4 +125,56 @@ func RefusedJSON(ns, name string) map[string]string {
 		"invalid: metadata name":            "{" + strings.Replace(head, fmt.Sprintf("%q", name), `"Not_A_Name"`, 1) + `,"spec":{"components":[` + fmt.Sprintf(comp, "") + `]}}`,
 		"unknown field: status":             "{" + head + `,"spec":{"components":[` + fmt.Sprintf(comp, "") + `]},"status":{"phase":"Completed","approvedBy":"admin"}}`,
 	}
+}
+
+// UpgradePatches returns JSON merge patches of the platform's singleton
+// Upgrade `system` that must be refused (by the CRD's schema, strict field
+// validation or the platform webhook): release ids with control, format
+// and space characters, over-long, path-like and not-uploaded ids;
+// Kubernetes versions that are not `vX.Y.Z` or not available; out-of-enum
+// deploy policies and out-of-range host counts; unknown fields; wrong
+// types. A refused patch leaves `system` as it was.
+func UpgradePatches() map[string]string {
+	out := map[string]string{}
+	platform := func(label, id string) {
+		b, _ := json.Marshal(map[string]any{"spec": map[string]any{"release": map[string]any{"platform": id}}})
+		out["platform: "+label] = string(b)
+	}
+	for _, r := range []rune{0x00, 0x09, 0x0a, 0x1b, 0x7f, 0x85, 0xa0, 0x200b, 0x202e} {
+		platform(fmt.Sprintf("U+%04X", r), "starlingx-13.01.1"+string(r))
+	}
+	platform("ANSI", "\x1b[2Jstarlingx-13.01.1")
+	platform("leading space", " starlingx-13.01.1")
+	platform("empty", "")
+	platform("over-long", "starlingx-13.01."+strings.Repeat("9", 300))
+	platform("path", "../../etc/passwd")
+	platform("not uploaded", "starlingx-99.99.0")
+	kube := func(label, v string) {
+		b, _ := json.Marshal(map[string]any{"spec": map[string]any{"release": map[string]any{"kubernetes": v}}})
+		out["kubernetes: "+label] = string(b)
+	}
+	kube("no v", "1.34.1")
+	kube("tab", "v1.34.1\t")
+	kube("escape", "v1.34.1\x1b[0m")
+	kube("not available", "v9.99.0")
+	kube("two parts", "v1.34")
+	policy := func(label, field string, v any) {
+		b, _ := json.Marshal(map[string]any{"spec": map[string]any{"deployPolicy": map[string]any{field: v}}})
+		out["deployPolicy: "+label] = string(b)
+	}
+	policy("controllerApplyType", "controllerApplyType", "sideways")
+	policy("workerApplyType", "workerApplyType", "all-at-once")
+	policy("alarmRestriction", "alarmRestriction", "none")
+	policy("instanceAction", "instanceAction", "explode")
+	policy("rollbackPolicy", "rollbackPolicy", "never")
+	policy("maxParallelWorkerHosts negative", "maxParallelWorkerHosts", -1)
+	policy("maxParallelWorkerHosts huge", "maxParallelWorkerHosts", 100000)
+	policy("dryRun string", "dryRun", "yes")
+	out["targetDeployStep: unknown"] = `{"spec":{"targetDeployStep":"rollback-everything"}}`
+	out["unknown field: spec"] = `{"spec":{"force":true}}`
+	out["unknown field: release"] = `{"spec":{"release":{"version":"27.03"}}}`
+	out["unknown field: deployPolicy"] = `{"spec":{"deployPolicy":{"speed":"fast"}}}`
+	out["wrong type: release"] = `{"spec":{"release":"starlingx-27.03.0"}}`
+	out["wrong type: platform"] = `{"spec":{"release":{"platform":27.03}}}`
+	return out
 }
