@@ -38,7 +38,9 @@ type graphStore interface {
 // memStore is an in-process stand-in for the API server: v1alpha1 reads
 // are ConvertFrom through JSON, v1alpha1 writes are ConvertTo then
 // admission (AlphaWriteError).
-type memStore struct{ objs map[string]*v1beta1.ApplicationUpgrade }
+type memStore struct {
+	objs map[string]*v1beta1.ApplicationUpgrade
+}
 
 func (s *memStore) create(_ *testing.T, name string, spec v1beta1.ApplicationUpgradeSpec) {
 	s.objs[name] = &v1beta1.ApplicationUpgrade{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Generation: 1}, Spec: spec}
