@@ -255,9 +255,9 @@ test-rbac: controlplane $(HELM) ## Chart RBAC: namespaced-only with watchNamespa
 test-tenant: controlplane $(HELM) ## Tenant safety (issue 14): the manager as the chart's ServiceAccount; a restricted tenant's cross-namespace, v1alpha1-smuggle, disclosure, serviceAccountName and ValidatingAdmissionPolicy cases, and the hostile-input corpus (scenarios/hostile).
 	$(GO) test -tags e2e -v -count=1 -run 'TestTenant' ./scenarios/install/
 
-.PHONY: test-ha
-test-ha: controlplane $(HELM) ## The chart's two replicas behind a Service stand-in: the leader stopped mid-upgrade, admission and v1alpha1 reads still served, the upgrade completed.
-	$(GO) test -tags e2e -v -count=1 -run 'TestChartTwoReplicas' ./scenarios/install/
+.PHONY: test-chart-e2e
+test-chart-e2e: controlplane $(HELM) ## The chart on the local control plane: two replicas with the leader stopped mid-upgrade (admission and v1alpha1 reads still served); platform.enabled against fakevim with the seed's usage examples.
+	$(GO) test -tags e2e -v -count=1 -run 'TestChartTwoReplicas|TestChartPlatformAgainstFakeVIM' ./scenarios/install/
 
 .PHONY: test-dryrun
 test-dryrun: controlplane $(HELM) $(KUSTOMIZE) flux-crds ## Server-side dry run of the kustomize and Helm renderings and of deploy/flux (Flux CRDs installed).

@@ -21,6 +21,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -133,9 +134,10 @@ type tenantEnv struct {
 	proxy      *serviceProxy
 }
 
-func newTenantEnv(t *testing.T) *tenantEnv {
+// sets are the chart values (`helm install --set`) of the rendering.
+func newTenantEnv(t *testing.T, sets ...string) *tenantEnv {
 	t.Helper()
-	data, err := HelmTemplate(context.Background(), "uo", releaseNamespace)
+	data, err := HelmTemplate(context.Background(), "uo", releaseNamespace, sets...)
 	objs := render(t, data, err)
 	bin := buildManager(t)
 	cp, admin := startControlPlane(t)
@@ -165,7 +167,21 @@ func newTenantEnv(t *testing.T) *tenantEnv {
 	require.NoError(t, cert.WriteFiles(certDir))
 	proxy := newServiceProxy(t)
 	require.NoError(t, client.IgnoreNotFound(admin.Delete(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: realcluster.HarnessWebhookName}})))
-	require.NoError(t, admin.Create(ctx, appwebhook.URLValidatingWebhook("uo-tenant-test", "https://"+proxy.addr()+appwebhook.ValidatePath, cert.CA, admissionregistrationv1.Fail)))
+	// The chart's ValidatingWebhookConfigurations, their Service replaced
+	// by the proxy's URL (the path kept) and the caBundle by the test CA.
+	vwcs := Select(objs, "ValidatingWebhookConfiguration")
+	require.NotEmpty(t, vwcs)
+	for _, u := range vwcs {
+		var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &vwc))
+		for i := range vwc.Webhooks {
+			cc := &vwc.Webhooks[i].ClientConfig
+			require.NotNil(t, cc.Service, "webhook %s of the chart calls its Service", vwc.Webhooks[i].Name)
+			url := "https://" + proxy.addr() + ptr.Deref(cc.Service.Path, "/")
+			vwc.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: cert.CA}
+		}
+		require.NoError(t, admin.Create(ctx, &vwc))
+	}
 	var crd apiextensionsv1.CustomResourceDefinition
 	require.NoError(t, admin.Get(ctx, client.ObjectKey{Name: appwebhook.CRDName}, &crd))
 	crd.Spec.Conversion = appwebhook.URLConversion("https://"+proxy.addr()+appwebhook.ConvertPath, cert.CA)
