@@ -28,6 +28,7 @@ func RunReal(ctx context.Context, cs kubernetes.Interface, c client.Client, sc S
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := &realWatch{rec: NewRecorder(), pods: map[string]*corev1.Pod{}, changed: make(chan struct{}, 1)}
+	w.rec.PerPod = sc.PerPod
 	if err := w.start(ctx, cs, ns); err != nil {
 		return "", fmt.Errorf("%s: %w", sc.Name, err)
 	}
@@ -35,18 +36,18 @@ func RunReal(ctx context.Context, cs kubernetes.Interface, c client.Client, sc S
 	if err := c.Create(ctx, obj); err != nil {
 		return "", fmt.Errorf("%s: create %s: %w", sc.Name, obj.GetName(), err)
 	}
-	if err := w.settle(ctx, sc, "create", obj.GetGeneration()); err != nil {
+	if err := w.settle(ctx, sc, "create", obj.GetGeneration(), 0); err != nil {
 		return "", err
 	}
 	for i, step := range sc.Steps {
-		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			return "", err
+		w.mu.Lock()
+		seen := w.rec.PodsSeen()
+		w.mu.Unlock()
+		minPods, err := applyStep(ctx, c, obj, step, seen)
+		if err != nil {
+			return "", fmt.Errorf("%s: step %d: %w", sc.Name, i+1, err)
 		}
-		step(obj)
-		if err := c.Update(ctx, obj); err != nil {
-			return "", fmt.Errorf("%s: step %d: update: %w", sc.Name, i+1, err)
-		}
-		if err := w.settle(ctx, sc, fmt.Sprintf("step %d", i+1), obj.GetGeneration()); err != nil {
+		if err := w.settle(ctx, sc, fmt.Sprintf("step %d", i+1), obj.GetGeneration(), minPods); err != nil {
 			return "", err
 		}
 	}
@@ -157,13 +158,14 @@ func (w *realWatch) apply(ev watch.Event) {
 }
 
 // settle waits until the watch has delivered generation gen of the
-// workload (or a later one) and Settled holds on the watched state.
-func (w *realWatch) settle(ctx context.Context, sc Scenario, step string, gen int64) error {
+// workload (or a later one) and minPods pods, and Settled holds on the
+// watched state.
+func (w *realWatch) settle(ctx context.Context, sc Scenario, step string, gen int64, minPods int) error {
 	deadline := time.NewTimer(settleLimit)
 	defer deadline.Stop()
 	for {
 		w.mu.Lock()
-		ok, err := w.workload != nil && w.workload.GetGeneration() >= gen && w.settledLocked(sc), w.err
+		ok, err := w.workload != nil && w.workload.GetGeneration() >= gen && w.rec.PodsSeen() >= minPods && w.settledLocked(sc), w.err
 		w.mu.Unlock()
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", sc.Name, step, err)

@@ -85,7 +85,7 @@ func TestRecordReal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			verdicts, err := Compare(real, sim)
+			verdicts, err := Compare(real, sim, sc.PerPod)
 			for _, v := range verdicts {
 				t.Log(v)
 			}

@@ -22,35 +22,50 @@ func RunSim(ctx context.Context, sc Scenario, seed int64) (string, error) {
 	sim := simulator.New(simulator.Options{Seed: seed})
 	sim.InstallKubeControllers(simulator.KubeOptions{Nodes: simulator.NodeNames(sc.Nodes)})
 	rec := NewRecorder()
+	rec.PerPod = sc.PerPod
 	sim.Subscribe(func(ev simulator.WatchEvent) { rec.Observe(ev.Object, ev.Type == watch.Deleted) })
 	c := sim.Client()
 	obj := sc.Object("default")
 	if err := c.Create(ctx, obj); err != nil {
 		return "", fmt.Errorf("%s: create %s: %w", sc.Name, obj.GetName(), err)
 	}
-	settle := func(step string) error {
-		_, err := sim.Run(ctx, func() bool { return simSettled(ctx, c, obj, sc.Nodes) }, sim.Elapsed()+settleLimit)
+	settle := func(step string, minPods int) error {
+		_, err := sim.Run(ctx, func() bool { return rec.PodsSeen() >= minPods && simSettled(ctx, c, obj, sc.Nodes) }, sim.Elapsed()+settleLimit)
 		if err != nil {
 			return fmt.Errorf("%s: %s: not settled: %w", sc.Name, step, err)
 		}
 		return nil
 	}
-	if err := settle("create"); err != nil {
+	if err := settle("create", 0); err != nil {
 		return "", err
 	}
 	for i, step := range sc.Steps {
-		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			return "", err
+		minPods, err := applyStep(ctx, c, obj, step, rec.PodsSeen())
+		if err != nil {
+			return "", fmt.Errorf("%s: step %d: %w", sc.Name, i+1, err)
 		}
-		step(obj)
-		if err := c.Update(ctx, obj); err != nil {
-			return "", fmt.Errorf("%s: step %d: update: %w", sc.Name, i+1, err)
-		}
-		if err := settle(fmt.Sprintf("step %d", i+1)); err != nil {
+		if err := settle(fmt.Sprintf("step %d", i+1), minPods); err != nil {
 			return "", err
 		}
 	}
 	return rec.Format(), nil
+}
+
+// applyStep runs one step on obj's cluster and returns how many pods the
+// recorder must have seen before the step can be settled: one more than
+// seen after an Act (the replacement), else seen.
+func applyStep(ctx context.Context, c client.Client, obj client.Object, step Step, seen int) (int, error) {
+	if step.Act != nil {
+		return seen + 1, step.Act(ctx, c, obj.GetNamespace())
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+		return 0, err
+	}
+	step.Change(obj)
+	if err := c.Update(ctx, obj); err != nil {
+		return 0, fmt.Errorf("update: %w", err)
+	}
+	return seen, nil
 }
 
 func simSettled(ctx context.Context, c client.Client, obj client.Object, nodes int) bool {

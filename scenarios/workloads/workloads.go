@@ -10,6 +10,7 @@
 package workloads
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -28,10 +29,24 @@ type Scenario struct {
 	Name string
 	// Nodes is the number of kwok nodes (NodeNames on both backends).
 	Nodes int
+	// PerPod records a StatefulSet's pods one sequence per pod (Parallel
+	// pod management acts on them concurrently) instead of one sequence,
+	// and lets Compare judge its status on the revision counters.
+	PerPod bool
 	// Object builds the StatefulSet or DaemonSet in namespace ns.
 	Object func(ns string) client.Object
-	// Steps change the object (on a fresh copy); the runner updates it.
-	Steps []func(obj client.Object)
+	// Steps change the object (on a fresh copy; the runner updates it) or
+	// act with the client (a delete), each followed by a settle.
+	Steps []Step
+}
+
+// Step is one change of a Scenario: Change edits the workload, which the
+// runner then updates; or Act acts on the cluster with c, and the settle
+// after it waits for a pod to be created too (the workload replacing what
+// was deleted).
+type Step struct {
+	Change func(obj client.Object)
+	Act    func(ctx context.Context, c client.Client, ns string) error
 }
 
 // Stage timing of every scenario's pods (kwok annotations, honoured by the
@@ -81,45 +96,94 @@ func podTemplate(obj client.Object) *corev1.PodTemplateSpec {
 	panic(fmt.Sprintf("workloads: %T is not a StatefulSet or DaemonSet", obj))
 }
 
-func setImage(tag string) func(client.Object) {
-	return func(obj client.Object) {
+func setImage(tag string) Step {
+	return Step{Change: func(obj client.Object) {
 		t := podTemplate(obj)
 		t.Spec.Containers[0].Image = "registry.example/" + obj.GetName() + ":" + tag
-	}
+	}}
 }
 
-func setPartition(p int32) func(client.Object) {
-	return func(obj client.Object) {
+func setPartition(p int32) Step {
+	return Step{Change: func(obj client.Object) {
 		obj.(*appsv1.StatefulSet).Spec.UpdateStrategy.RollingUpdate.Partition = ptr.To(p)
-	}
+	}}
+}
+
+// deletePod deletes the named pod (what an OnDelete update waits for).
+func deletePod(name string) Step {
+	return Step{Act: func(ctx context.Context, c client.Client, ns string) error {
+		return c.Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}})
+	}}
+}
+
+// deleteDaemonPodOn deletes the DaemonSet pod on node (names are generated).
+func deleteDaemonPodOn(node string) Step {
+	return Step{Act: func(ctx context.Context, c client.Client, ns string) error {
+		pods := &corev1.PodList{}
+		if err := c.List(ctx, pods, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for i := range pods.Items {
+			if p := &pods.Items[i]; p.DeletionTimestamp == nil && targetNode(p) == node {
+				return c.Delete(ctx, p)
+			}
+		}
+		return fmt.Errorf("no pod on node %s in %s", node, ns)
+	}}
 }
 
 // Scenarios are the compared scenarios.
 var Scenarios = []Scenario{
 	{Name: "sts-rolling-ordered", Nodes: 1,
 		Object: func(ns string) client.Object { return statefulSet(ns, "db", 3, nil) },
-		Steps:  []func(client.Object){setImage("v2")}},
+		Steps:  []Step{setImage("v2")}},
+	{Name: "sts-parallel", Nodes: 1, PerPod: true,
+		Object: func(ns string) client.Object {
+			s := statefulSet(ns, "db", 4, &appsv1.RollingUpdateStatefulSetStrategy{MaxUnavailable: ptr.To(intstr.FromInt(2))})
+			s.Spec.PodManagementPolicy = appsv1.ParallelPodManagement
+			return s
+		},
+		Steps: []Step{setImage("v2")}},
+	{Name: "sts-ondelete", Nodes: 1,
+		Object: func(ns string) client.Object {
+			s := statefulSet(ns, "db", 3, nil)
+			s.Spec.UpdateStrategy = appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType}
+			return s
+		},
+		Steps: []Step{setImage("v2"), deletePod("db-1")}},
 	{Name: "sts-partition", Nodes: 1,
 		Object: func(ns string) client.Object {
 			return statefulSet(ns, "db", 3, &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To[int32](1)})
 		},
-		Steps: []func(client.Object){setImage("v2"), setPartition(0)}},
+		Steps: []Step{setImage("v2"), setPartition(0)}},
 	{Name: "ds-surge", Nodes: 2,
 		Object: func(ns string) client.Object { return daemonSet(ns, "agent", 1, 0) },
-		Steps:  []func(client.Object){setImage("v2")}},
+		Steps:  []Step{setImage("v2")}},
 	{Name: "ds-unavailable", Nodes: 2,
 		Object: func(ns string) client.Object { return daemonSet(ns, "agent", 0, 1) },
-		Steps:  []func(client.Object){setImage("v2")}},
+		Steps:  []Step{setImage("v2")}},
+	{Name: "ds-ondelete", Nodes: 2,
+		Object: func(ns string) client.Object {
+			d := daemonSet(ns, "agent", 0, 1)
+			d.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+			return d
+		},
+		Steps: []Step{setImage("v2"), deleteDaemonPodOn("kwok-node-1")}},
 }
 
 // Recorder turns watch events of one scenario's namespace into state
 // sequences. Feed it every StatefulSet, DaemonSet and Pod event in commit
 // order (per object), then read Sequences.
 type Recorder struct {
-	seqs map[string][]string
-	revs map[string]map[string]string // workload → revision name → r1, r2, ...
-	seen map[string]bool              // pod UID → ready seen
+	// PerPod: a StatefulSet's pods one sequence each (see Scenario.PerPod).
+	PerPod bool
+	seqs   map[string][]string
+	revs   map[string]map[string]string // workload → revision name → r1, r2, ...
+	seen   map[string]bool              // pod UID → ready seen
 }
+
+// PodsSeen is how many pods (by UID) the recorder has seen.
+func (r *Recorder) PodsSeen() int { return len(r.seen) }
 
 // NewRecorder returns an empty Recorder.
 func NewRecorder() *Recorder {
@@ -188,6 +252,9 @@ func (r *Recorder) observePod(p *corev1.Pod, deleted bool) {
 	img := p.Spec.Containers[0].Image
 	tag := img[strings.LastIndex(img, ":")+1:]
 	entity, prefix := ref.Name+" pods", p.Name+" "
+	if r.PerPod {
+		entity = "pod " + p.Name
+	}
 	if ref.Kind == "DaemonSet" {
 		entity, prefix = ref.Name+" pods on "+targetNode(p), ""
 	}
@@ -258,8 +325,9 @@ func (r *Recorder) Format() string {
 // spec asks: status observed; for a StatefulSet every replica Ready and
 // not terminating, at least replicas - partition of them at the update
 // revision and counted so by the status (with partition 0 the update
-// revision current); for a DaemonSet one Ready updated pod per node and the
-// status counters at their targets. pods are the workload's pods.
+// revision current; OnDelete: any revision); for a DaemonSet one Ready pod
+// per node, all updated (OnDelete: any revision), the counters at their
+// targets. pods are the workload's pods.
 func Settled(obj client.Object, pods []corev1.Pod, nodes int) bool {
 	for i := range pods {
 		if pods[i].DeletionTimestamp != nil || !podReady(&pods[i]) {
@@ -279,13 +347,16 @@ func Settled(obj client.Object, pods []corev1.Pod, nodes int) bool {
 				updated++
 			}
 		}
+		rolling := o.Spec.UpdateStrategy.Type != appsv1.OnDeleteStatefulSetStrategyType
 		return st.ObservedGeneration == o.Generation && int32(len(pods)) == n && st.Replicas == n &&
 			st.ReadyReplicas == n && st.AvailableReplicas == n && st.UpdatedReplicas == updated &&
-			updated >= n-partition && (partition > 0 || st.CurrentRevision == st.UpdateRevision)
+			(!rolling || updated >= n-partition && (partition > 0 || st.CurrentRevision == st.UpdateRevision))
 	case *appsv1.DaemonSet:
 		st, n := o.Status, int32(nodes)
+		rolling := o.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType
 		return st.ObservedGeneration == o.Generation && int32(len(pods)) == n && st.DesiredNumberScheduled == n &&
-			st.CurrentNumberScheduled == n && st.UpdatedNumberScheduled == n && st.NumberAvailable == n && st.NumberUnavailable == 0
+			st.CurrentNumberScheduled == n && st.NumberAvailable == n && st.NumberUnavailable == 0 &&
+			(!rolling || st.UpdatedNumberScheduled == n)
 	}
 	return false
 }

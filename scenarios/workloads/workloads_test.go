@@ -41,7 +41,7 @@ func TestSimulatorMatchesRealControllers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			verdicts, err := Compare(readGolden(t, sc.Name), got)
+			verdicts, err := Compare(readGolden(t, sc.Name), got, sc.PerPod)
 			for _, v := range verdicts {
 				t.Log(v)
 			}
