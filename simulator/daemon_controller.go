@@ -83,6 +83,7 @@ func (dsc *daemonSetsController) Reconcile(ctx context.Context, req reconcile.Re
 	return reconcile.Result{RequeueAfter: requeue}, nil
 }
 
+// listNodes is the nodeLister.List(labels.Everything()) of syncDaemonSet.
 func (dsc *daemonSetsController) listNodes(ctx context.Context) ([]*corev1.Node, error) {
 	list := &corev1.NodeList{}
 	if err := dsc.c.List(ctx, list); err != nil {
