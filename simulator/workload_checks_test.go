@@ -17,6 +17,7 @@ func init() {
 		has(`pod db-1 Running ready rev=(\S+) .*\n(.*\n)*.*pod db-0 Running ready terminating`, "db-0 deleted only after the new db-1 is ready"),
 		has(`sts db gen=2 og=2 rep=3 ready=3 avail=3 cur=2 upd=0 rev=(\S+)/(\S+)`, "the update revision, with db-2 terminating still counted in rep and ready"),
 		lastLine(` sts db `, `rep=3 ready=3 avail=3 cur=3 upd=3 rev=(\S+)/(\S+)$`),
+		completeOnlyAfterLastOldPodDeleted(`sts db gen=2 og=2 rep=3 ready=3 avail=3 cur=3 upd=3`),
 	}
 	transcriptChecks["sts_partition.txt"] = []func(string) error{
 		oldPodGoneBeforeSameName,
@@ -28,11 +29,13 @@ func init() {
 		oldDaemonPodGoesAfterNewReady,
 		has(`ds agent gen=2 og=2 desired=2 current=2 upd=0 ready=2 avail=2 unavail=0`, "the new revision: no node's oldest pod is updated"),
 		lacks(`unavail=[12]`, "an unavailable node with maxUnavailable 0"),
+		completeOnlyAfterLastOldPodDeleted(`ds agent gen=2 og=2 desired=2 current=2 upd=2 ready=2 avail=2 unavail=0`),
 	}
 	transcriptChecks["ds_unavailable.txt"] = []func(string) error{
 		atMostOnePodPerNode,
 		has(`ds agent gen=2 og=2 desired=2 current=2 upd=1 ready=1 avail=1 unavail=1`, "one node unavailable at a time"),
 		lacks(`unavail=2 mis=0\n(.*\n)*.*> set`, "both nodes unavailable after the first settle"),
+		completeOnlyAfterLastOldPodDeleted(`ds agent gen=2 og=2 desired=2 current=2 upd=2 ready=2 avail=2 unavail=0`),
 	}
 }
 
@@ -47,6 +50,31 @@ func lastLine(contains, re string) func(string) error {
 		}
 		if !r.MatchString(last) {
 			return fmt.Errorf("last %q line %q does not match %q", contains, last, re)
+		}
+		return nil
+	}
+}
+
+// completeOnlyAfterLastOldPodDeleted: after the update, the status line
+// saying "every replica updated and available" first appears after the
+// last old pod's final deletion — the counters do not say done while an
+// old pod terminates (StatefulSet: terminating pods are not updated;
+// DaemonSet: a node's oldest pod, the terminating old one, is counted).
+func completeOnlyAfterLastOldPodDeleted(complete string) func(string) error {
+	return func(out string) error {
+		_, run, _ := strings.Cut(out, "> run")
+		lines := strings.Split(run, "\n")
+		lastDeleted, firstComplete := -1, -1
+		for i, l := range lines {
+			if strings.Contains(l, " pod ") && strings.HasSuffix(l, " deleted") {
+				lastDeleted = i
+			}
+			if firstComplete < 0 && strings.Contains(l, complete) {
+				firstComplete = i
+			}
+		}
+		if lastDeleted < 0 || firstComplete < lastDeleted {
+			return fmt.Errorf("status complete (%q, line %d) before the last old pod was deleted (line %d)", complete, firstComplete, lastDeleted)
 		}
 		return nil
 	}
