@@ -32,7 +32,8 @@ func TestSameSeedSameRun(t *testing.T) {
 // (pod names of a DaemonSet are generated from the seed) replay byte for
 // byte, and a DaemonSet's pod names change with the seed.
 func TestSameSeedSameRunWorkloads(t *testing.T) {
-	for _, f := range []string{"sts_rolling_ordered.txt", "sts_partition.txt", "ds_surge.txt", "ds_unavailable.txt"} {
+	for _, f := range []string{"sts_rolling_ordered.txt", "sts_partition.txt", "sts_parallel.txt", "sts_ondelete.txt",
+		"ds_surge.txt", "ds_unavailable.txt", "ds_ondelete.txt"} {
 		data, err := os.ReadFile("testdata/transcripts/" + f)
 		if err != nil {
 			t.Fatal(err)

@@ -76,6 +76,7 @@ func TestTranscripts(t *testing.T) {
 //	statefulset NAME key=value...  create a StatefulSet (see transcriptStatefulSet)
 //	daemonset NAME key=value...    create a DaemonSet (see transcriptDaemonSet)
 //	delete-pod NAME                delete a pod (what OnDelete waits for)
+//	delete-pod-on NODE             delete the (first, by name) live pod on a node
 func runTranscript(script string) (string, error) {
 	h := &transcriptHarness{seed: 1, out: &strings.Builder{}}
 	for n, line := range strings.Split(script, "\n") {

@@ -25,6 +25,25 @@ func init() {
 		has(`t=44.000s sts db gen=2 og=2 rep=3 ready=3 avail=3 cur=1 upd=2 `, "the staged rollout stops with currentRevision != updateRevision"),
 		lastLine(` sts db `, `gen=3 og=3 rep=3 ready=3 avail=3 cur=3 upd=3`),
 	}
+	transcriptChecks["sts_parallel.txt"] = []func(string) error{
+		oldPodGoneBeforeSameName,
+		has(`t=30.000s pod db-3 Running ready terminating.*\nt=30.000s pod db-2 Running ready terminating`, "the two highest ordinals deleted together (maxUnavailable 2)"),
+		lacks(`t=3[0-6]\.\d+s pod db-[01] .*terminating`, "a low ordinal deleted before the new high ones are available"),
+		completeOnlyAfterLastOldPodDeleted(`sts db gen=2 og=2 rep=4 ready=4 avail=4 cur=4 upd=4`),
+	}
+	transcriptChecks["sts_ondelete.txt"] = []func(string) error{
+		noLinesBetween("> set image=v2", "> delete-pod db-1", `terminating`, "a pod replaced by the controller under OnDelete"),
+		has(`sts db gen=2 og=2 rep=3 ready=3 avail=3 cur=3 upd=0 `, "updateRevision moves, no pod updated"),
+		has(`pod db-1 Running ready rev=db-c7c57cc95`, "the deleted pod back at the update revision"),
+		lastLine(` sts db `, `cur=2 upd=1 rev=(\S+)/(\S+)$`),
+		lacks(`pod db-[02] .*terminating`, "a pod nobody deleted replaced"),
+	}
+	transcriptChecks["ds_ondelete.txt"] = []func(string) error{
+		noLinesBetween("> set image=v2", "> delete-pod-on", `terminating`, "a pod replaced by the controller under OnDelete"),
+		has(`pod agent-\S+ Running ready rev=74bd4ff866 node=kwok-node-1`, "the deleted pod back at the new revision on its node"),
+		lacks(`node=kwok-node-0\n(.*\n)*.*terminating.*node=kwok-node-0`, "the other node's pod replaced"),
+		lastLine(` ds agent `, `upd=1 ready=2 avail=2 unavail=0`),
+	}
 	transcriptChecks["ds_surge.txt"] = []func(string) error{
 		oldDaemonPodGoesAfterNewReady,
 		has(`ds agent gen=2 og=2 desired=2 current=2 upd=0 ready=2 avail=2 unavail=0`, "the new revision: no node's oldest pod is updated"),

@@ -43,6 +43,19 @@ func (h *transcriptHarness) execWorkload(f []string) (handled bool, err error) {
 		fmt.Fprintf(h.out, "> %s\n", strings.Join(f, " "))
 		h.tracer.SetEnabled(true)
 		return true, h.sim.Client().Delete(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: f[1]}})
+	case "delete-pod-on":
+		fmt.Fprintf(h.out, "> %s\n", strings.Join(f, " "))
+		h.tracer.SetEnabled(true)
+		pods := &corev1.PodList{}
+		if err := h.sim.Client().List(ctx, pods, client.InNamespace("default")); err != nil {
+			return true, err
+		}
+		for i := range pods.Items {
+			if p := &pods.Items[i]; p.Spec.NodeName == f[1] && p.DeletionTimestamp == nil {
+				return true, h.sim.Client().Delete(ctx, p)
+			}
+		}
+		return true, fmt.Errorf("no pod on node %s", f[1])
 	}
 	return false, nil
 }
@@ -111,7 +124,13 @@ func (h *transcriptHarness) updateWorkload(f []string) error {
 // registry.example/NAME:TAG, the kwok stage annotations create, ready,
 // delete (and their jitter) and grace (terminationGracePeriodSeconds).
 func workloadTemplate(name string, o map[string]string) (corev1.PodTemplateSpec, int32, error) {
-	d, err := transcriptDeployment(name, o)
+	pod := map[string]string{}
+	for k, v := range o {
+		if k != "strategy" && k != "surge" && k != "unavailable" {
+			pod[k] = v
+		}
+	}
+	d, err := transcriptDeployment(name, pod)
 	if err != nil {
 		return corev1.PodTemplateSpec{}, 0, err
 	}
