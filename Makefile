@@ -193,6 +193,10 @@ controlplane-up: controlplane ## Run a local control plane until Ctrl-C; prints 
 	$(GO) build -o $(BIN)/controlplane ./cmd/controlplane
 	$(BIN)/controlplane $(ARGS)
 
+.PHONY: test-workloads-real
+test-workloads-real: controlplane ## The StatefulSet / DaemonSet scenarios on the real controllers vs the simulator (ARGS=-rewrite records testdata/).
+	$(GO) test -tags e2e -v -count=1 -timeout 20m ./scenarios/workloads/ -run '^TestRecordReal$$' $(ARGS)
+
 .PHONY: test-controlplane
 test-controlplane: controlplane ## End-to-end test of the local control plane (real rollouts, kwok pods).
 	$(GO) test -tags e2e -v -count=1 ./scenarios/controlplane/...
