@@ -52,6 +52,10 @@ type ApplicationUpgradeReconciler struct {
 	AssessOptions rollout.Options
 	// AssessFunc defaults to rollout.Assess.
 	AssessFunc AssessFunc
+	// AssessStatefulSetFunc defaults to rollout.AssessStatefulSet.
+	AssessStatefulSetFunc StatefulSetAssessFunc
+	// AssessDaemonSetFunc defaults to rollout.AssessDaemonSet.
+	AssessDaemonSetFunc DaemonSetAssessFunc
 	// DecideFunc defaults to appupgrade.Decide.
 	DecideFunc DecideFunc
 	// AllowCrossNamespaceRefs lets a component's Deployment be in another
@@ -151,7 +155,7 @@ func (r *ApplicationUpgradeReconciler) performWrites(ctx context.Context, u *v1b
 				res.refused[w.Component] = n
 				msg := appupgrade.SafeText(APIMessage(err), 2048)
 				if n >= MaxRefusedWrites {
-					note := fmt.Sprintf("Image write of component %s to deployment %s refused %d times: %s", w.Component, w.Deployment, n, msg)
+					note := fmt.Sprintf("Image write of component %s to %s refused %d times: %s", w.Component, w.Workload, n, msg)
 					plan.FailComponent(w.Component, ReasonWriteRefused, note)
 					r.event(u, corev1.EventTypeWarning, ReasonWriteRefused, note)
 					res.gaveUp = true
