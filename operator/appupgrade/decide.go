@@ -36,6 +36,13 @@ const (
 	// ReasonDeploymentPaused: a component's Deployment is paused
 	// (spec.paused); nothing moves until someone resumes it.
 	ReasonDeploymentPaused = "DeploymentPaused"
+	// ReasonRolloutPartitioned: a component's StatefulSet has a
+	// RollingUpdate partition keeping old pods; a person must lower it.
+	ReasonRolloutPartitioned = rollout.ReasonPartitioned
+	// ReasonOnDeleteStrategy: a component's StatefulSet or DaemonSet uses
+	// the OnDelete strategy and old pods remain; the operator never
+	// deletes pods, so a person must.
+	ReasonOnDeleteStrategy = rollout.ReasonOnDelete
 )
 
 // ClaimedByOtherNamespace is Graph.ClaimedBy for a holder in another
@@ -345,6 +352,8 @@ func waitForRollout(g Graph, c Component, set func(v1beta1.ComponentPhase, strin
 		set(v1beta1.ComponentRolled, ReasonRolledOut, "Rolled out, every old pod gone")
 	case c.Rollout.Reason == rollout.ReasonDeploymentPaused:
 		set(v1beta1.ComponentRollingOut, ReasonDeploymentPaused, "Waiting for a person: "+c.Rollout.Message)
+	case c.Rollout.Reason == rollout.ReasonPartitioned, c.Rollout.Reason == rollout.ReasonOnDelete:
+		set(v1beta1.ComponentRollingOut, c.Rollout.Reason, "Waiting for a person: "+c.Rollout.Message)
 	default:
 		set(v1beta1.ComponentRollingOut, ReasonRolling, "Waiting for the rollout to complete: "+c.Rollout.Message)
 	}
@@ -421,7 +430,8 @@ func summarize(p *Plan, changedReason string) {
 // the cluster: the upgrade's Ready and Progressing conditions carry them
 // (so kubectl wait, kstatus and Flux show why) and the reconciler emits a
 // Warning event when one starts.
-var WaitingReasons = map[string]bool{ReasonDeploymentPaused: true, ReasonDeploymentClaimed: true}
+var WaitingReasons = map[string]bool{ReasonDeploymentPaused: true, ReasonDeploymentClaimed: true,
+	ReasonRolloutPartitioned: true, ReasonOnDeleteStrategy: true}
 
 // waitingReason is the first component's waiting reason, or "".
 func waitingReason(cs []ComponentStep) string {
