@@ -20,7 +20,7 @@ func kindComp(name string, kind v1beta1.WorkloadKind, workload string, deps ...s
 func TestValidatorAsksForTheReferencedKind(t *testing.T) {
 	authz := &rbac{grants: map[string]bool{
 		"tenant get statefulsets shop/*": true, "tenant patch statefulsets shop/*": true,
-		"tenant get daemonsets shop/*": true,
+		"tenant get daemonsets shop/*":  true,
 		"tenant get deployments shop/*": true, "tenant patch deployments shop/*": true,
 	}}
 	v := validator(t, authz, false)
