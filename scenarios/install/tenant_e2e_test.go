@@ -36,53 +36,16 @@ import (
 // tenant-a/tenant, allowed to manage ApplicationUpgrades and to get and
 // patch Deployments in tenant-a only.
 func TestTenantCannotEscalate(t *testing.T) {
-	data, err := HelmTemplate(context.Background(), "uo", releaseNamespace)
-	objs := render(t, data, err)
-	bin := buildManager(t)
-	cp, admin := startControlPlane(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-
-	createNamespaces(t, admin, releaseNamespace, "tenant-a", "victim")
-	require.NoError(t, CreateAll(ctx, admin, Select(objs, "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")))
-	sas := Select(objs, "ServiceAccount")
-	require.Len(t, sas, 1)
-	mgrCfg, err := ServiceAccountConfig(ctx, cp.RESTConfig, sas[0].GetNamespace(), sas[0].GetName(), time.Hour)
-	require.NoError(t, err)
-	kubeconfig := filepath.Join(t.TempDir(), "manager.kubeconfig")
-	require.NoError(t, WriteKubeconfig(mgrCfg, kubeconfig))
-
-	for _, d := range []*appsv1.Deployment{tenantDeployment("tenant-a", "app"), tenantDeployment("victim", "payments")} {
-		require.NoError(t, admin.Create(ctx, d))
-	}
-	tenant := tenantClient(t, ctx, admin, cp.RESTConfig)
+	env := newTenantEnv(t)
+	ctx, admin, tenant, bin, base := env.ctx, env.admin, env.tenant, env.bin, env.base
 	reader := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "reader"}}
 	require.NoError(t, admin.Create(ctx, reader))
 	grant(t, ctx, admin, "tenant-a", "reader", rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get"}})
 
-	// The manager's own webhook replaces the harness's.
-	certDir := t.TempDir()
-	cert, err := appwebhook.SelfSigned([]string{"127.0.0.1"}, time.Hour)
-	require.NoError(t, err)
-	require.NoError(t, cert.WriteFiles(certDir))
-	require.NoError(t, client.IgnoreNotFound(admin.Delete(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: realcluster.HarnessWebhookName}})))
-	port := freePort(t)
-	require.NoError(t, admin.Create(ctx, appwebhook.URLValidatingWebhook("uo-tenant-test", fmt.Sprintf("https://127.0.0.1:%d%s", port, appwebhook.ValidatePath), cert.CA, admissionregistrationv1.Fail)))
-	// The test serves its own certificate: the chart's in-process rotation
-	// flags (--cert-*) would make the webhook server wait for the rotator's.
-	var chartArgs []string
-	for _, a := range managerArgs(t, objs) {
-		if !strings.HasPrefix(a, "--cert-") {
-			chartArgs = append(chartArgs, a)
-		}
-	}
-	base := append(chartArgs, "--kubeconfig="+kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
-		"--webhook-host=127.0.0.1", fmt.Sprintf("--webhook-port=%d", port), "--webhook-cert-dir="+certDir, "--leader-elect=false")
-
 	// Cross-namespace references off (the chart's default).
 	mgr := startProcess(t, "manager", bin, base, []string{"KUBECONFIG="})
 	cross := betaUpgrade("tenant-a", "steal", v1beta1.Component{Name: "pay", DeploymentRef: v1beta1.DeploymentReference{Namespace: "victim", Name: "payments"}, Image: "evil.example.com/miner:1"})
-	err = createWhenServing(ctx, tenant, cross)
+	err := createWhenServing(ctx, tenant, cross)
 	require.Error(t, err, "flag off: a cross-namespace reference is refused")
 	assert.Contains(t, err.Error(), "--allow-cross-namespace-refs")
 	assert.Error(t, tenant.Create(ctx, smuggle(t), client.DryRunAll), "the v1alpha1 annotation smuggle is refused")
@@ -117,10 +80,94 @@ func TestTenantCannotEscalate(t *testing.T) {
 	err = createWhenServing(ctx, tenant, cross.DeepCopy())
 	require.Error(t, err, "flag on, no rights: refused by SubjectAccessReview")
 	assert.Contains(t, err.Error(), `may not get deployments.apps "payments" in namespace "victim"`)
+
+	// No disclosure: a Deployment that exists and one that does not get the
+	// same refusal, and no image of the other namespace is shown.
+	ghost := betaUpgrade("tenant-a", "steal", v1beta1.Component{Name: "pay", DeploymentRef: v1beta1.DeploymentReference{Namespace: "victim", Name: "ghost"}, Image: "evil.example.com/miner:1"})
+	errGhost := tenant.Create(ctx, ghost)
+	require.Error(t, errGhost)
+	assert.Equal(t, strings.ReplaceAll(err.Error(), "payments", "ghost"), errGhost.Error(), "existence is not disclosed")
+	assert.NotContains(t, err.Error(), "registry.example.com/payments")
+	// The overlap guard says a Deployment is claimed without naming an
+	// upgrade of a namespace the tenant cannot read (also under dry run).
+	shared := tenantDeployment("tenant-a", "shared")
+	shared.Spec.Paused = true
+	require.NoError(t, admin.Create(ctx, shared))
+	require.NoError(t, admin.Create(ctx, betaUpgrade("victim", "hold", v1beta1.Component{Name: "shared",
+		DeploymentRef: v1beta1.DeploymentReference{Namespace: "tenant-a", Name: "shared"}, Image: "registry.example.com/shared:v2"})))
+	mine := betaUpgrade("tenant-a", "mine", v1beta1.Component{Name: "shared", DeploymentRef: v1beta1.DeploymentReference{Name: "shared"}, Image: "registry.example.com/shared:v3"})
+	for _, opts := range [][]client.CreateOption{nil, {client.DryRunAll}} {
+		err := tenant.Create(ctx, mine.DeepCopy(), opts...)
+		require.Error(t, err, "overlap refused (options %v)", opts)
+		assert.Contains(t, err.Error(), "is already being upgraded by another applicationupgrade")
+		assert.NotContains(t, err.Error(), "victim")
+		assert.NotContains(t, err.Error(), "hold")
+	}
 	grant(t, ctx, admin, "victim", "tenant", rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "patch"}, ResourceNames: []string{"payments"}})
 	require.NoError(t, tenant.Create(ctx, cross.DeepCopy()), "flag on, with rights: admitted")
 	waitPhase(t, ctx, admin, "tenant-a", "steal", v1beta1.PhaseCompleted)
 	assert.Equal(t, "evil.example.com/miner:1", image(t, ctx, admin, "victim", "payments"))
+}
+
+// tenantEnv is the set-up of the tenant suite: the local control plane; the
+// chart's ServiceAccount, RBAC and a kubeconfig for it; namespaces
+// upgrade-operator, tenant-a and victim with Deployments tenant-a/app and
+// victim/payments; the tenant-a/tenant client; the manager's own webhook
+// registered (the harness's removed). base are the manager's arguments
+// (the chart's, cross-namespace references off); start it with
+// startProcess(t, name, bin, base, []string{"KUBECONFIG="}).
+type tenantEnv struct {
+	ctx           context.Context
+	admin, tenant client.Client
+	tenantCfg     *rest.Config
+	bin           string
+	base          []string
+}
+
+func newTenantEnv(t *testing.T) *tenantEnv {
+	t.Helper()
+	data, err := HelmTemplate(context.Background(), "uo", releaseNamespace)
+	objs := render(t, data, err)
+	bin := buildManager(t)
+	cp, admin := startControlPlane(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	t.Cleanup(cancel)
+
+	createNamespaces(t, admin, releaseNamespace, "tenant-a", "victim")
+	require.NoError(t, CreateAll(ctx, admin, Select(objs, "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")))
+	sas := Select(objs, "ServiceAccount")
+	require.Len(t, sas, 1)
+	mgrCfg, err := ServiceAccountConfig(ctx, cp.RESTConfig, sas[0].GetNamespace(), sas[0].GetName(), time.Hour)
+	require.NoError(t, err)
+	kubeconfig := filepath.Join(t.TempDir(), "manager.kubeconfig")
+	require.NoError(t, WriteKubeconfig(mgrCfg, kubeconfig))
+
+	for _, d := range []*appsv1.Deployment{tenantDeployment("tenant-a", "app"), tenantDeployment("victim", "payments")} {
+		require.NoError(t, admin.Create(ctx, d))
+	}
+	tenant := tenantClient(t, ctx, admin, cp.RESTConfig)
+	tenantCfg, err := ServiceAccountConfig(ctx, cp.RESTConfig, "tenant-a", "tenant", time.Hour)
+	require.NoError(t, err)
+
+	// The manager's own webhook replaces the harness's.
+	certDir := t.TempDir()
+	cert, err := appwebhook.SelfSigned([]string{"127.0.0.1"}, time.Hour)
+	require.NoError(t, err)
+	require.NoError(t, cert.WriteFiles(certDir))
+	require.NoError(t, client.IgnoreNotFound(admin.Delete(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: realcluster.HarnessWebhookName}})))
+	port := freePort(t)
+	require.NoError(t, admin.Create(ctx, appwebhook.URLValidatingWebhook("uo-tenant-test", fmt.Sprintf("https://127.0.0.1:%d%s", port, appwebhook.ValidatePath), cert.CA, admissionregistrationv1.Fail)))
+	// The test serves its own certificate: the chart's in-process rotation
+	// flags (--cert-*) would make the webhook server wait for the rotator's.
+	var chartArgs []string
+	for _, a := range managerArgs(t, objs) {
+		if !strings.HasPrefix(a, "--cert-") {
+			chartArgs = append(chartArgs, a)
+		}
+	}
+	base := append(chartArgs, "--kubeconfig="+kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
+		"--webhook-host=127.0.0.1", fmt.Sprintf("--webhook-port=%d", port), "--webhook-cert-dir="+certDir, "--leader-elect=false")
+	return &tenantEnv{ctx: ctx, admin: admin, tenant: tenant, tenantCfg: tenantCfg, bin: bin, base: base}
 }
 
 func tenantDeployment(ns, name string) *appsv1.Deployment {

@@ -27,6 +27,7 @@ func TestPlatformE2E(t *testing.T) {
 	began := time.Now()
 	h := newHarness(t)
 	t.Run("Bootstrap", func(t *testing.T) { h.t = t; testBootstrap(t, h) })
+	t.Run("HostileUpgrades", func(t *testing.T) { h.t = t; testHostile(t, h) })
 	t.Run("PlanPatchK8sMajorWithRestarts", func(t *testing.T) { h.t = t; testPlan(t, h) })
 	t.Run("SeedUsageExamples", func(t *testing.T) { h.t = t; testUsage(t, h) })
 	t.Run("SeedAbortExample", func(t *testing.T) { h.t = t; testAbort(t, h) })
