@@ -12,7 +12,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
@@ -133,4 +135,25 @@ func TestEnvtestStatefulSetImageWrite(t *testing.T) {
 	assert.Equal(t, v1beta1.ComponentRollingOut, b.Status.Component("db").Phase)
 	assert.Contains(t, b.Status.Component("db").Message, "waiting for the statefulset controller to observe generation")
 	assert.Equal(t, "1 StatefulSet, 1 Deployment", b.Status.Workloads)
+}
+
+// TestEnvtestRawWorkloadRefRefused: raw JSON a typed client cannot send —
+// both references, none, an unknown or missing kind, an unknown field in
+// workloadRef — is refused by a strict create (what kubectl sends).
+func TestEnvtestRawWorkloadRefRefused(t *testing.T) {
+	w := newEnvWorld(t)
+	head := `"apiVersion":"upgrades.lunadas.dev/v1beta1","kind":"ApplicationUpgrade","metadata":{"namespace":"` + w.ns + `","name":"raw"}`
+	for name, comp := range map[string]string{
+		"both":          `{"name":"a","deploymentRef":{"name":"app"},"workloadRef":{"kind":"StatefulSet","name":"app"},"image":"registry.example.com/a:v2"}`,
+		"none":          `{"name":"a","image":"registry.example.com/a:v2"}`,
+		"kind":          `{"name":"a","workloadRef":{"kind":"CronJob","name":"app"},"image":"registry.example.com/a:v2"}`,
+		"no kind":       `{"name":"a","workloadRef":{"name":"app"},"image":"registry.example.com/a:v2"}`,
+		"unknown field": `{"name":"a","workloadRef":{"kind":"StatefulSet","name":"app","apiVersion":"apps/v1"},"image":"registry.example.com/a:v2"}`,
+	} {
+		var u unstructured.Unstructured
+		require.NoError(t, u.UnmarshalJSON([]byte("{"+head+`,"spec":{"components":[`+comp+"]}}")), name)
+		err := w.c.Create(w.ctx, &u, client.FieldValidation("Strict"))
+		require.Error(t, err, name)
+		t.Logf("%s: %v", name, err)
+	}
 }
