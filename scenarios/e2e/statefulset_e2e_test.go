@@ -164,15 +164,20 @@ func rvOf(o client.Object) int64 {
 // waitFor watches list in stsNamespace until done holds (checked on the
 // initial list and on every event), or fails after two minutes.
 func waitFor(t *testing.T, ctx context.Context, c client.WithWatch, list client.ObjectList, what string, done func(client.ObjectList) bool) {
+	waitIn(t, ctx, c, stsNamespace, list, what, done)
+}
+
+// waitIn is waitFor in namespace ns.
+func waitIn(t *testing.T, ctx context.Context, c client.WithWatch, ns string, list client.ObjectList, what string, done func(client.ObjectList) bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	for {
-		require.NoError(t, c.List(ctx, list, client.InNamespace(stsNamespace)))
+		require.NoError(t, c.List(ctx, list, client.InNamespace(ns)))
 		if done(list) {
 			return
 		}
-		w, err := c.Watch(ctx, list, client.InNamespace(stsNamespace), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.GetResourceVersion()}})
+		w, err := c.Watch(ctx, list, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.GetResourceVersion()}})
 		require.NoError(t, err, "waiting for %s", what)
 		for ev := range w.ResultChan() {
 			if ev.Type == watch.Error {
