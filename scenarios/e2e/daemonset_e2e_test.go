@@ -159,7 +159,11 @@ func TestE2EDaemonSetCalleeBeforeAPI(t *testing.T) {
 	require.Greaterf(t, apiWrite.rv, oldGone.rv, "%s at resourceVersion %d, before %s at %d", apiWrite.what, apiWrite.rv, oldGone.what, oldGone.rv)
 	counters := "never observed"
 	if countersDone.rv != 0 {
-		counters = fmt.Sprintf("rv %d, %.3f s before the old pod's deletion", countersDone.rv, oldGone.at.Sub(countersDone.at).Seconds())
+		order := "after"
+		if countersDone.rv < oldGone.rv {
+			order = "BEFORE"
+		}
+		counters = fmt.Sprintf("rv %d, %s the old pod's deletion", countersDone.rv, order)
 	}
 	fmt.Printf("daemonset callee: Completed in %.1f s; counters done: %s; %s (rv %d), then %s (rv %d): handoff %.3f s\n",
 		elapsed.Seconds(), counters, oldGone.what, oldGone.rv, apiWrite.what, apiWrite.rv, apiWrite.at.Sub(oldGone.at).Seconds())
