@@ -90,7 +90,7 @@ func Validate(u *v1beta1.ApplicationUpgrade) []error {
 		w := c.Workload(u.Namespace)
 		key := w.IndexKey()
 		if other, dup := deployments[key]; dup {
-			errs = append(errs, fmt.Errorf("spec.components[%s] and spec.components[%s] both reference %s: each workload may appear once", other, c.Name, w))
+			errs = append(errs, fmt.Errorf("spec.components[%s] and spec.components[%s] both reference %s: each %s may appear once", other, c.Name, w, w.Kind))
 		}
 		deployments[key] = c.Name
 		if err := ValidateImage(c.Image); err != nil {

@@ -87,6 +87,7 @@ func TestE2EStatefulSetCalleeBeforeAPI(t *testing.T) {
 	// image writes, from watches started before the upgrade exists.
 	var mu sync.Mutex
 	var oldPodsDeleted, apiWrites []fact
+	var countersDone fact // first status kubectl rollout status calls done
 	apiWritten := make(chan struct{}, 1)
 	record := func(list client.ObjectList, on func(watch.Event)) {
 		w, err := c.Watch(ctx, list, client.InNamespace(stsNamespace))
@@ -103,6 +104,22 @@ func TestE2EStatefulSetCalleeBeforeAPI(t *testing.T) {
 		if ok && ev.Type == watch.Deleted && p.Labels[appsv1.StatefulSetRevisionLabel] == oldRevision {
 			mu.Lock()
 			oldPodsDeleted = append(oldPodsDeleted, fact{rv: rvOf(p), what: "old pod " + p.Name + " deleted", at: time.Now()})
+			mu.Unlock()
+		}
+	})
+	record(&appsv1.StatefulSetList{}, func(ev watch.Event) {
+		s, ok := ev.Object.(*appsv1.StatefulSet)
+		if !ok || s.Spec.Template.Spec.Containers[0].Image != "registry.example.com/db:v2" {
+			return
+		}
+		// StatefulSetStatusViewer: generation observed, ready >= replicas,
+		// updated >= replicas - partition (partition defaults to 0).
+		st := s.Status
+		if st.ObservedGeneration >= s.Generation && st.ReadyReplicas >= *s.Spec.Replicas && st.UpdatedReplicas >= *s.Spec.Replicas {
+			mu.Lock()
+			if countersDone.rv == 0 {
+				countersDone = fact{rv: rvOf(s), what: "statefulset counters done (kubectl rollout status)", at: time.Now()}
+			}
 			mu.Unlock()
 		}
 	})
@@ -152,8 +169,16 @@ func TestE2EStatefulSetCalleeBeforeAPI(t *testing.T) {
 	}
 	first := apiWrites[0]
 	require.Greaterf(t, first.rv, last.rv, "%s at resourceVersion %d, before %s at %d", first.what, first.rv, last.what, last.rv)
-	fmt.Printf("statefulset callee: Completed in %.1f s; %s (rv %d), then %s (rv %d): handoff %.3f s\n",
-		elapsed.Seconds(), last.what, last.rv, first.what, first.rv, first.at.Sub(last.at).Seconds())
+	counters := "never observed"
+	if countersDone.rv != 0 {
+		order := "after"
+		if countersDone.rv < last.rv {
+			order = "BEFORE"
+		}
+		counters = fmt.Sprintf("rv %d, %s the last old pod's deletion", countersDone.rv, order)
+	}
+	fmt.Printf("statefulset callee: Completed in %.1f s; counters done: %s; %s (rv %d), then %s (rv %d): handoff %.3f s\n",
+		elapsed.Seconds(), counters, last.what, last.rv, first.what, first.rv, first.at.Sub(last.at).Seconds())
 }
 
 func rvOf(o client.Object) int64 {
