@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -9,10 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/rollout"
@@ -201,4 +205,45 @@ func TestMapperRoutesEveryKind(t *testing.T) {
 	assert.Len(t, m.Pod(ctx, &corev1.Pod{ObjectMeta: owned("DaemonSet", "agent")}), 1)
 	assert.Len(t, m.ControllerRevision(ctx, &appsv1.ControllerRevision{ObjectMeta: owned("DaemonSet", "agent")}), 1)
 	assert.Empty(t, m.ControllerRevision(ctx, &appsv1.ControllerRevision{ObjectMeta: owned("StatefulSet", "db")}))
+}
+
+// The impersonation path covers every kind: a StatefulSet component of an
+// upgrade with spec.serviceAccountName is read and written through the
+// impersonating client, and a ServiceAccount without get on statefulsets
+// fails the component naming the kind to grant.
+func TestStatefulSetThroughTheServiceAccount(t *testing.T) {
+	u := &v1beta1.ApplicationUpgrade{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "g", UID: "uid-g", Generation: 1},
+		Spec: v1beta1.ApplicationUpgradeSpec{ServiceAccountName: "deployer", Components: []v1beta1.Component{
+			{Name: "db", WorkloadRef: &v1beta1.WorkloadReference{Kind: v1beta1.KindStatefulSet, Name: "db"}, Image: "db:v2"},
+		}}}
+	w := newWorld(t, u, statefulSet("db", "db:v1"))
+	w.stsPod("db", 0, "db-1")
+	w.stsPod("db", 1, "db-1")
+	w.stsStatus("db", 2, "db-1", "db-1")
+	var asked []string
+	w.r.Impersonate = func(namespace, name string) (client.Client, error) {
+		asked = append(asked, namespace+"/"+name)
+		return w.c, nil
+	}
+	for i := 0; i < 3; i++ {
+		w.pass("g")
+	}
+	var sts appsv1.StatefulSet
+	require.NoError(t, w.c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "db"}, &sts))
+	assert.Equal(t, "db:v2", sts.Spec.Template.Spec.Containers[0].Image)
+	assert.NotEmpty(t, asked)
+
+	w2 := newWorld(t, u.DeepCopy(), statefulSet("db", "db:v1"))
+	w2.r.Impersonate = func(string, string) (client.Client, error) {
+		return interceptor.NewClient(w2.c.(client.WithWatch), interceptor.Funcs{
+			Get: func(_ context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+				return apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "statefulsets"}, key.Name, fmt.Errorf("RBAC: no"))
+			},
+		}), nil
+	}
+	w2.pass("g")
+	got := w2.pass("g")
+	assert.Equal(t, v1beta1.PhaseFailed, got.Status.Phase)
+	assert.Contains(t, got.Status.Message, "serviceaccount job-system/deployer may not get statefulset job-system/db")
+	assert.Contains(t, got.Status.Message, "grant it get and patch on that StatefulSet")
 }
