@@ -7,7 +7,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -69,9 +68,6 @@ func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, g appupgr
 		return 0, err
 	}
 	if err := dc.Apply(ctx, ac, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		if apierrors.IsConflict(err) {
-			log.FromContext(ctx).V(1).Info("workload changed since it was read; retrying", "workload", w.Workload.String())
-		}
 		return 0, fmt.Errorf("set image of container %q in %s to %s (component %s): %w", w.Container, w.Workload, appupgrade.SafeText(w.Image, 300), w.Component, err)
 	}
 	log.FromContext(ctx).Info("image written", "component", w.Component, strings.ToLower(string(w.Workload.Kind)), w.Workload.NamespacedName().String(), "image", appupgrade.SafeText(w.Image, 300))

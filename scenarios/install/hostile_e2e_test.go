@@ -41,7 +41,7 @@ import (
 func TestTenantHostileCorpus(t *testing.T) {
 	env := newTenantEnv(t)
 	ctx, admin, tenant := env.ctx, env.admin, env.tenant
-	mgr := startProcess(t, "manager", env.bin, env.base, []string{"KUBECONFIG="})
+	mgr := startProcess(t, "manager", env.bin, env.replicaArgs(t, "--leader-elect=false"), []string{"KUBECONFIG="})
 
 	for _, d := range hostileDeployments() {
 		require.NoError(t, admin.Create(ctx, d))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -37,13 +40,13 @@ import (
 // patch Deployments in tenant-a only.
 func TestTenantCannotEscalate(t *testing.T) {
 	env := newTenantEnv(t)
-	ctx, admin, tenant, bin, base := env.ctx, env.admin, env.tenant, env.bin, env.base
+	ctx, admin, tenant, bin := env.ctx, env.admin, env.tenant, env.bin
 	reader := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "reader"}}
 	require.NoError(t, admin.Create(ctx, reader))
 	grant(t, ctx, admin, "tenant-a", "reader", rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get"}})
 
 	// Cross-namespace references off (the chart's default).
-	mgr := startProcess(t, "manager", bin, base, []string{"KUBECONFIG="})
+	mgr := startProcess(t, "manager", bin, env.replicaArgs(t, "--leader-elect=false"), []string{"KUBECONFIG="})
 	cross := betaUpgrade("tenant-a", "steal", v1beta1.Component{Name: "pay", DeploymentRef: v1beta1.DeploymentReference{Namespace: "victim", Name: "payments"}, Image: "evil.example.com/miner:1"})
 	err := createWhenServing(ctx, tenant, cross)
 	require.Error(t, err, "flag off: a cross-namespace reference is refused")
@@ -76,7 +79,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 
 	// Cross-namespace references on: the SubjectAccessReview decides.
 	stopProcess(t, mgr)
-	startProcess(t, "manager-cross", bin, append(base, "--allow-cross-namespace-refs"), []string{"KUBECONFIG="})
+	startProcess(t, "manager-cross", bin, env.replicaArgs(t, "--leader-elect=false", "--allow-cross-namespace-refs"), []string{"KUBECONFIG="})
 	err = createWhenServing(ctx, tenant, cross.DeepCopy())
 	require.Error(t, err, "flag on, no rights: refused by SubjectAccessReview")
 	assert.Contains(t, err.Error(), `may not get deployments.apps "payments" in namespace "victim"`)
@@ -109,24 +112,33 @@ func TestTenantCannotEscalate(t *testing.T) {
 	assert.Equal(t, "evil.example.com/miner:1", image(t, ctx, admin, "victim", "payments"))
 }
 
-// tenantEnv is the set-up of the tenant suite: the local control plane; the
-// chart's ServiceAccount, RBAC and a kubeconfig for it; namespaces
-// upgrade-operator, tenant-a and victim with Deployments tenant-a/app and
-// victim/payments; the tenant-a/tenant client; the manager's own webhook
-// registered (the harness's removed). base are the manager's arguments
-// (the chart's, cross-namespace references off); start it with
-// startProcess(t, name, bin, base, []string{"KUBECONFIG="}).
+// tenantEnv is the set-up of the tenant and HA suites, the chart installed
+// as `helm install` would with the manager run from this repository's
+// build: the local control plane; the chart's ServiceAccount, RBAC and a
+// kubeconfig for it; namespaces upgrade-operator, tenant-a and victim with
+// Deployments tenant-a/app and victim/payments; the tenant-a/tenant
+// client. The admission webhook and the ApplicationUpgrade CRD's
+// conversion point at a serviceProxy (the chart's webhook Service) in front
+// of the manager replicas started with replicaArgs, so admission and
+// v1alpha1 reads are served by the managers themselves (the harness's
+// webhook is removed).
 type tenantEnv struct {
 	ctx           context.Context
 	admin, tenant client.Client
+	adminCfg      *rest.Config
 	tenantCfg     *rest.Config
 	bin           string
-	base          []string
+
+	chartArgs  []string // the chart's manager arguments, --cert-* removed
+	kubeconfig string   // the chart's ServiceAccount
+	certDir    string   // the serving certificate every replica uses
+	proxy      *serviceProxy
 }
 
-func newTenantEnv(t *testing.T) *tenantEnv {
+// sets are the chart values (`helm install --set`) of the rendering.
+func newTenantEnv(t *testing.T, sets ...string) *tenantEnv {
 	t.Helper()
-	data, err := HelmTemplate(context.Background(), "uo", releaseNamespace)
+	data, err := HelmTemplate(context.Background(), "uo", releaseNamespace, sets...)
 	objs := render(t, data, err)
 	bin := buildManager(t)
 	cp, admin := startControlPlane(t)
@@ -149,14 +161,32 @@ func newTenantEnv(t *testing.T) *tenantEnv {
 	tenantCfg, err := ServiceAccountConfig(ctx, cp.RESTConfig, "tenant-a", "tenant", time.Hour)
 	require.NoError(t, err)
 
-	// The manager's own webhook replaces the harness's.
+	// The managers' webhooks replace the harness's, behind the proxy.
 	certDir := t.TempDir()
 	cert, err := appwebhook.SelfSigned([]string{"127.0.0.1"}, time.Hour)
 	require.NoError(t, err)
 	require.NoError(t, cert.WriteFiles(certDir))
+	proxy := newServiceProxy(t)
 	require.NoError(t, client.IgnoreNotFound(admin.Delete(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: realcluster.HarnessWebhookName}})))
-	port := freePort(t)
-	require.NoError(t, admin.Create(ctx, appwebhook.URLValidatingWebhook("uo-tenant-test", fmt.Sprintf("https://127.0.0.1:%d%s", port, appwebhook.ValidatePath), cert.CA, admissionregistrationv1.Fail)))
+	// The chart's ValidatingWebhookConfigurations, their Service replaced
+	// by the proxy's URL (the path kept) and the caBundle by the test CA.
+	vwcs := Select(objs, "ValidatingWebhookConfiguration")
+	require.NotEmpty(t, vwcs)
+	for _, u := range vwcs {
+		var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &vwc))
+		for i := range vwc.Webhooks {
+			cc := &vwc.Webhooks[i].ClientConfig
+			require.NotNil(t, cc.Service, "webhook %s of the chart calls its Service", vwc.Webhooks[i].Name)
+			url := "https://" + proxy.addr() + ptr.Deref(cc.Service.Path, "/")
+			vwc.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: cert.CA}
+		}
+		require.NoError(t, admin.Create(ctx, &vwc))
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	require.NoError(t, admin.Get(ctx, client.ObjectKey{Name: appwebhook.CRDName}, &crd))
+	crd.Spec.Conversion = appwebhook.URLConversion("https://"+proxy.addr()+appwebhook.ConvertPath, cert.CA)
+	require.NoError(t, admin.Update(ctx, &crd))
 	// The test serves its own certificate: the chart's in-process rotation
 	// flags (--cert-*) would make the webhook server wait for the rotator's.
 	var chartArgs []string
@@ -165,9 +195,20 @@ func newTenantEnv(t *testing.T) *tenantEnv {
 			chartArgs = append(chartArgs, a)
 		}
 	}
-	base := append(chartArgs, "--kubeconfig="+kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
-		"--webhook-host=127.0.0.1", fmt.Sprintf("--webhook-port=%d", port), "--webhook-cert-dir="+certDir, "--leader-elect=false")
-	return &tenantEnv{ctx: ctx, admin: admin, tenant: tenant, tenantCfg: tenantCfg, bin: bin, base: base}
+	return &tenantEnv{ctx: ctx, admin: admin, adminCfg: cp.RESTConfig, tenant: tenant, tenantCfg: tenantCfg, bin: bin,
+		chartArgs: chartArgs, kubeconfig: kubeconfig, certDir: certDir, proxy: proxy}
+}
+
+// replicaArgs returns the arguments of one more manager replica: the
+// chart's, as the chart's ServiceAccount, its webhook on a port of its own
+// added to the proxy's backends, then extra (later flags win). Start it
+// with startProcess(t, name, env.bin, args, []string{"KUBECONFIG="}).
+func (e *tenantEnv) replicaArgs(t *testing.T, extra ...string) []string {
+	port := freePort(t)
+	e.proxy.add(fmt.Sprintf("127.0.0.1:%d", port))
+	args := append(slices.Clone(e.chartArgs), "--kubeconfig="+e.kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
+		"--webhook-host=127.0.0.1", fmt.Sprintf("--webhook-port=%d", port), "--webhook-cert-dir="+e.certDir)
+	return append(args, extra...)
 }
 
 func tenantDeployment(ns, name string) *appsv1.Deployment {
@@ -227,12 +268,13 @@ func tenantClient(t *testing.T, ctx context.Context, admin client.Client, adminC
 }
 
 // createWhenServing creates obj as c, retrying while the webhook is not
-// yet listening (the manager just started): a refusal or success returns.
+// yet listening (the manager just started: the API server cannot reach it
+// through the proxy): a refusal or success returns.
 func createWhenServing(ctx context.Context, c client.Client, obj client.Object) error {
 	var last error
 	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		last = c.Create(ctx, obj.DeepCopyObject().(client.Object))
-		return last == nil || !strings.Contains(last.Error(), "connection refused"), nil
+		return last == nil || !strings.Contains(last.Error(), "failed calling webhook"), nil
 	})
 	return last
 }
