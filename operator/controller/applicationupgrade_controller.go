@@ -124,13 +124,13 @@ func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.R
 }
 
 // quietOnConflict returns err for controller-runtime's back-off, except a
-// 409 Conflict of an image write (the Deployment changed since the
+// 409 Conflict of an image write (the workload changed since the
 // reconcile read it: routine right after a tool or a person wrote it):
 // that is retried with the same rate-limited back-off, logged at V(1)
 // rather than as a "Reconciler error", which is for real faults.
 func quietOnConflict(ctx context.Context, err error) (ctrl.Result, error) {
 	if err != nil && apierrors.IsConflict(err) {
-		log.FromContext(ctx).V(1).Info("a deployment changed since it was read; retrying", "error", err.Error())
+		log.FromContext(ctx).V(1).Info("a workload changed since it was read; retrying", "error", err.Error())
 		return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // rate-limited requeue, honoured by controller-runtime
 	}
 	return ctrl.Result{}, err
