@@ -3,10 +3,12 @@ package appupgrade
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
@@ -34,6 +36,13 @@ const (
 	// ReasonDeploymentPaused: a component's Deployment is paused
 	// (spec.paused); nothing moves until someone resumes it.
 	ReasonDeploymentPaused = "DeploymentPaused"
+	// ReasonRolloutPartitioned: a component's StatefulSet has a
+	// RollingUpdate partition keeping old pods; a person must lower it.
+	ReasonRolloutPartitioned = rollout.ReasonPartitioned
+	// ReasonOnDeleteStrategy: a component's StatefulSet or DaemonSet uses
+	// the OnDelete strategy and old pods remain; the operator never
+	// deletes pods, so a person must.
+	ReasonOnDeleteStrategy = rollout.ReasonOnDelete
 )
 
 // ClaimedByOtherNamespace is Graph.ClaimedBy for a holder in another
@@ -44,19 +53,54 @@ const ClaimedByOtherNamespace = "an ApplicationUpgrade of another namespace"
 type Component struct {
 	// Spec is the component from spec.components.
 	Spec v1beta1.Component
-	// Key is the Deployment's namespace/name.
+	// Key is the workload's namespace/name.
 	Key types.NamespacedName
-	// Deployment is nil when ConfigError is set by a failed lookup.
+	// Kind is the workload's kind; "" means Deployment.
+	Kind v1beta1.WorkloadKind
+	// Deployment is the observed Deployment of a Deployment component; nil
+	// for the other kinds, and when ConfigError is set by a failed lookup.
 	Deployment *appsv1.Deployment
+	// Workload is the observed workload of any kind (the Deployment too);
+	// nil when not observed. Decide reads its generation and managed fields.
+	Workload metav1.Object
 	// Container is the resolved container name (Spec.ContainerName or the only container).
 	Container string
-	// Image is the image of Container in the Deployment's pod template.
+	// Image is the image of Container in the workload's pod template.
 	Image string
 	// ConfigError is a terminal configuration problem (missing Deployment,
 	// ambiguous or unknown container, unwatched namespace).
 	ConfigError error
 	// Rollout is the assessment of the Deployment (rollout.Assess).
 	Rollout rollout.Verdict
+}
+
+// object is the observed workload (Workload, else Deployment), or nil.
+func (c Component) object() metav1.Object {
+	if c.Workload != nil && !reflect.ValueOf(c.Workload).IsNil() {
+		return c.Workload
+	}
+	if c.Deployment != nil {
+		return c.Deployment
+	}
+	return nil
+}
+
+// WorkloadKey is the kind, namespace and name of c's workload.
+func (c Component) WorkloadKey() v1beta1.WorkloadKey {
+	kind := c.Kind
+	if kind == "" {
+		kind = v1beta1.KindDeployment
+	}
+	return v1beta1.WorkloadKey{Kind: kind, Namespace: c.Key.Namespace, Name: c.Key.Name}
+}
+
+// label names c's workload in messages: namespace/name for a Deployment
+// (as before workloadRef), "statefulset namespace/name" for other kinds.
+func (c Component) label() string {
+	if k := c.WorkloadKey(); k.Kind != v1beta1.KindDeployment {
+		return k.String()
+	}
+	return c.Key.String()
 }
 
 // AtTarget reports whether the Deployment's template already carries the desired image.
@@ -76,7 +120,8 @@ type Graph struct {
 	// (not named, so status discloses nothing of it); while set, this one
 	// holds without writing.
 	ClaimedBy string
-	// ClaimedDeployment is the Deployment (namespace/name) ClaimedBy holds.
+	// ClaimedDeployment is the workload ClaimedBy holds, as
+	// v1beta1.WorkloadKey.IndexKey ("namespace/name" for a Deployment).
 	ClaimedDeployment string
 }
 
@@ -133,7 +178,9 @@ func Decide(g Graph) Plan {
 	}
 	if g.ClaimedBy != "" {
 		what := "a referenced Deployment"
-		if g.ClaimedDeployment != "" {
+		if w, ok := v1beta1.ParseIndexKey(g.ClaimedDeployment); ok {
+			what = w.String()
+		} else if g.ClaimedDeployment != "" {
 			what = "deployment " + g.ClaimedDeployment
 		}
 		by := "ApplicationUpgrade " + g.ClaimedBy
@@ -165,7 +212,7 @@ func Decide(g Graph) Plan {
 		if recovered[p.Components[i].Name] {
 			cs := &p.Components[i]
 			cs.Phase, cs.Reason = v1beta1.ComponentRolled, ReasonRecovered
-			cs.Message = "Rolled out after its rollout had failed, every old pod gone: " + g.Components[i].Key.String() + " runs " + g.Components[i].Spec.Image
+			cs.Message = "Rolled out after its rollout had failed, every old pod gone: " + g.Components[i].label() + " runs " + g.Components[i].Spec.Image
 			changed = ReasonRecovered
 			continue
 		}
@@ -260,13 +307,13 @@ func step(g Graph, p *Plan, i int, index map[string]int) {
 
 func dependenciesRolledMessage(c Component) string {
 	if len(c.Spec.DependsOn) == 0 {
-		return "Upgrading " + c.Key.String()
+		return "Upgrading " + c.label()
 	}
 	noun := "Dependency "
 	if len(c.Spec.DependsOn) > 1 {
 		noun = "Dependencies "
 	}
-	return noun + strings.Join(c.Spec.DependsOn, ", ") + " rolled out, every old pod gone: upgrading " + c.Key.String()
+	return noun + strings.Join(c.Spec.DependsOn, ", ") + " rolled out, every old pod gone: upgrading " + c.label()
 }
 
 // upgrade writes component i's image only when every dependency is at its
@@ -288,23 +335,25 @@ func upgrade(g Graph, p *Plan, i int, index map[string]int, set func(v1beta1.Com
 		set(v1beta1.ComponentRollingOut, ReasonAtTarget, "Already at "+c.Spec.Image+": waiting for the rollout to complete")
 		return
 	}
-	p.Writes = append(p.Writes, ImageWrite{Component: c.Spec.Name, Deployment: c.Key, Container: c.Container, Image: c.Spec.Image})
+	p.Writes = append(p.Writes, ImageWrite{Component: c.Spec.Name, Workload: c.WorkloadKey(), Container: c.Container, Image: c.Spec.Image})
 	set(v1beta1.ComponentRollingOut, ReasonImageWritten, "Waiting for the rollout to complete")
 }
 
 func waitForRollout(g Graph, c Component, set func(v1beta1.ComponentPhase, string, string)) {
 	written := g.Upgrade.Status.Component(c.Spec.Name).WrittenGeneration
 	switch {
-	case !c.AtTarget() && c.Deployment != nil && written > 0 && c.Deployment.Generation < written:
-		set(v1beta1.ComponentRollingOut, ReasonWriteNotObserved, fmt.Sprintf("Waiting to observe the image write (deployment generation %d)", written))
+	case !c.AtTarget() && c.object() != nil && written > 0 && c.object().GetGeneration() < written:
+		set(v1beta1.ComponentRollingOut, ReasonWriteNotObserved, fmt.Sprintf("Waiting to observe the image write (%s generation %d)", strings.ToLower(string(c.WorkloadKey().Kind)), written))
 	case !c.AtTarget():
 		set(v1beta1.ComponentReverted, ReasonImageReverted, revertedMessage(c))
 	case c.Rollout.State == rollout.Failed:
-		set(v1beta1.ComponentFailed, ReasonRolloutFailed, fmt.Sprintf("Rollout of %s failed: %s", c.Key, c.Rollout.Message))
+		set(v1beta1.ComponentFailed, ReasonRolloutFailed, fmt.Sprintf("Rollout of %s failed: %s", c.label(), c.Rollout.Message))
 	case c.Rollout.State == rollout.Rolled:
 		set(v1beta1.ComponentRolled, ReasonRolledOut, "Rolled out, every old pod gone")
 	case c.Rollout.Reason == rollout.ReasonDeploymentPaused:
 		set(v1beta1.ComponentRollingOut, ReasonDeploymentPaused, "Waiting for a person: "+c.Rollout.Message)
+	case c.Rollout.Reason == rollout.ReasonPartitioned, c.Rollout.Reason == rollout.ReasonOnDelete:
+		set(v1beta1.ComponentRollingOut, c.Rollout.Reason, "Waiting for a person: "+c.Rollout.Message)
 	default:
 		set(v1beta1.ComponentRollingOut, ReasonRolling, "Waiting for the rollout to complete: "+c.Rollout.Message)
 	}
@@ -313,7 +362,7 @@ func waitForRollout(g Graph, c Component, set func(v1beta1.ComponentPhase, strin
 // reverted reports whether c's Deployment was observed with another image
 // than its target (a configuration error is not a revert).
 func reverted(c Component) bool {
-	return c.ConfigError == nil && c.Deployment != nil && c.Image != c.Spec.Image
+	return c.ConfigError == nil && c.object() != nil && c.Image != c.Spec.Image
 }
 
 // anyReverted reports whether any observed component is reverted: a
@@ -329,11 +378,11 @@ func anyReverted(g Graph) bool {
 
 func revertedMessage(c Component) string {
 	by := ""
-	if owner := ImageOwner(c.Deployment, c.Container); owner != "" {
+	if owner := ImageOwner(c.object(), c.Container); owner != "" {
 		by = " by " + owner
 	}
 	return fmt.Sprintf("Image of %s reverted%s to %s after the operator wrote %s: not written again; "+
-		"stop the manifest's owner from setting this image (docs/gitops.md)", c.Key, by, c.Image, c.Spec.Image)
+		"stop the manifest's owner from setting this image (docs/gitops.md)", c.label(), by, c.Image, c.Spec.Image)
 }
 
 func describeComponent(c Component) string {
@@ -381,7 +430,8 @@ func summarize(p *Plan, changedReason string) {
 // the cluster: the upgrade's Ready and Progressing conditions carry them
 // (so kubectl wait, kstatus and Flux show why) and the reconciler emits a
 // Warning event when one starts.
-var WaitingReasons = map[string]bool{ReasonDeploymentPaused: true, ReasonDeploymentClaimed: true}
+var WaitingReasons = map[string]bool{ReasonDeploymentPaused: true, ReasonDeploymentClaimed: true,
+	ReasonRolloutPartitioned: true, ReasonOnDeleteStrategy: true}
 
 // waitingReason is the first component's waiting reason, or "".
 func waitingReason(cs []ComponentStep) string {

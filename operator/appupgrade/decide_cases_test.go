@@ -57,8 +57,8 @@ const (
 // removed with appupgrade.Next) on the two-component graph: the upgrade
 // phase, each component's phase, the reason and the write.
 func TestDecideCases(t *testing.T) {
-	workerWrite := []ImageWrite{{Component: "worker", Deployment: types.NamespacedName{Namespace: "job-system", Name: "job-worker"}, Container: "worker", Image: "job-worker:v2"}}
-	apiWrite := []ImageWrite{{Component: "api", Deployment: types.NamespacedName{Namespace: "job-system", Name: "job-api"}, Container: "api", Image: "job-api:v2"}}
+	workerWrite := []ImageWrite{{Component: "worker", Workload: v1beta1.WorkloadKey{Kind: v1beta1.KindDeployment, Namespace: "job-system", Name: "job-worker"}, Container: "worker", Image: "job-worker:v2"}}
+	apiWrite := []ImageWrite{{Component: "api", Workload: v1beta1.WorkloadKey{Kind: v1beta1.KindDeployment, Namespace: "job-system", Name: "job-api"}, Container: "api", Image: "job-api:v2"}}
 	cases := []struct {
 		name   string
 		g      Graph

@@ -4,7 +4,7 @@
 // writes to perform in this pass. It holds no client and no clock.
 package appupgrade
 
-import "k8s.io/apimachinery/pkg/types"
+import "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 
 // Reasons shared by the decision's phases, conditions and events.
 const (
@@ -19,10 +19,11 @@ const (
 )
 
 // ImageWrite is one write a plan asks for: set Container's image in the
-// pod template of Deployment to Image, for component Component.
+// pod template of Workload (a Deployment, StatefulSet or DaemonSet) to
+// Image, for component Component.
 type ImageWrite struct {
-	Component  string
-	Deployment types.NamespacedName
-	Container  string
-	Image      string
+	Component string
+	Workload  v1beta1.WorkloadKey
+	Container string
+	Image     string
 }

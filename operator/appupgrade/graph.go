@@ -63,8 +63,11 @@ func Waves(cs []v1beta1.Component) (map[string]int32, error) {
 // Validate returns every problem of u's component graph that the CRD's
 // schema cannot catch on its own or that only the full picture shows:
 // duplicate or empty names, self-dependencies, unknown dependsOn names,
-// cycles (named), the same Deployment twice (an empty namespace meaning
-// u's own), and an image that is not a valid reference (ValidateImage). Messages say what to fix. Nil means the graph is usable.
+// cycles (named), the same workload twice (an empty namespace meaning
+// u's own), a component naming its workload with both or neither of
+// deploymentRef and workloadRef, or with an unknown kind, and an image
+// that is not a valid reference (ValidateImage). Messages say what to
+// fix. Nil means the graph is usable.
 func Validate(u *v1beta1.ApplicationUpgrade) []error {
 	var errs []error
 	cs := u.Spec.Components
@@ -81,9 +84,13 @@ func Validate(u *v1beta1.ApplicationUpgrade) []error {
 		if slices.Contains(c.DependsOn, c.Name) {
 			errs = append(errs, fmt.Errorf("spec.components[%s] depends on itself: remove %q from its dependsOn", c.Name, c.Name))
 		}
-		key := c.DeploymentNamespace(u.Namespace) + "/" + c.DeploymentRef.Name
+		if err := ValidateRef(c); err != nil {
+			errs = append(errs, err)
+		}
+		w := c.Workload(u.Namespace)
+		key := w.IndexKey()
 		if other, dup := deployments[key]; dup {
-			errs = append(errs, fmt.Errorf("spec.components[%s] and spec.components[%s] both reference deployment %s: each Deployment may appear once", other, c.Name, key))
+			errs = append(errs, fmt.Errorf("spec.components[%s] and spec.components[%s] both reference %s: each %s may appear once", other, c.Name, w, w.Kind))
 		}
 		deployments[key] = c.Name
 		if err := ValidateImage(c.Image); err != nil {
@@ -99,11 +106,30 @@ func Validate(u *v1beta1.ApplicationUpgrade) []error {
 	return errs
 }
 
+// ValidateRef checks that c names its workload with exactly one of
+// deploymentRef and workloadRef, and a supported kind (the CRD's schema
+// says the same; this holds for objects that reach the operator without
+// it, as in the simulator).
+func ValidateRef(c v1beta1.Component) error {
+	hasDeployment := c.DeploymentRef != (v1beta1.DeploymentReference{})
+	switch {
+	case hasDeployment && c.WorkloadRef != nil:
+		return fmt.Errorf("spec.components[%s] sets both deploymentRef and workloadRef: keep exactly one (workloadRef with kind Deployment names a Deployment too)", c.Name)
+	case !hasDeployment && c.WorkloadRef == nil:
+		return fmt.Errorf("spec.components[%s] names no workload: set deploymentRef.name, or workloadRef with kind (Deployment, StatefulSet or DaemonSet) and name", c.Name)
+	case c.WorkloadRef != nil && c.WorkloadRef.Kind.Resource() == "":
+		return fmt.Errorf("spec.components[%s].workloadRef.kind is %q: use Deployment, StatefulSet or DaemonSet", c.Name, SafeText(string(c.WorkloadRef.Kind), 63))
+	case c.WorkloadName() == "":
+		return fmt.Errorf("spec.components[%s].%s.name is empty: name the workload", c.Name, c.RefField())
+	}
+	return nil
+}
+
 // CrossNamespaceFlag is the manager flag that allows a component's
 // Deployment to be in another namespace than its ApplicationUpgrade.
 const CrossNamespaceFlag = "--allow-cross-namespace-refs"
 
-// CrossNamespaceRefs returns one error per component of u whose Deployment
+// CrossNamespaceRefs returns one error per component of u whose workload
 // is in another namespace than u, naming the flag that would allow it —
 // the refusal when cross-namespace references are off (the default, as
 // Flux's --no-cross-namespace-refs lockdown: fluxcd/pkg runtime/acl). The
@@ -120,8 +146,8 @@ func CrossNamespaceRefs(u *v1beta1.ApplicationUpgrade) []error {
 }
 
 // CrossNamespaceError is the refusal of component c of u referencing a
-// Deployment outside u's namespace while cross-namespace references are off.
+// workload outside u's namespace while cross-namespace references are off.
 func CrossNamespaceError(u *v1beta1.ApplicationUpgrade, c v1beta1.Component) error {
-	return fmt.Errorf("spec.components[%s].deploymentRef.namespace is %q, not the upgrade's namespace %q: cross-namespace references are disabled (the operator runs without %s); remove the namespace or create the ApplicationUpgrade in %q",
-		c.Name, c.DeploymentRef.Namespace, u.Namespace, CrossNamespaceFlag, c.DeploymentRef.Namespace)
+	return fmt.Errorf("spec.components[%s].%s.namespace is %q, not the upgrade's namespace %q: cross-namespace references are disabled (the operator runs without %s); remove the namespace or create the ApplicationUpgrade in %q",
+		c.Name, c.RefField(), c.RefNamespace(), u.Namespace, CrossNamespaceFlag, c.RefNamespace())
 }

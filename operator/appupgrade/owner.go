@@ -2,29 +2,31 @@ package appupgrade
 
 import (
 	"encoding/json"
+	"reflect"
 	"sort"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ImageOwner names the field managers (metadata.managedFields[].manager,
 // comma-separated, sorted) that own spec.template.spec.containers[name=
-// container].image of d, or "" when none does or d is nil. FieldsV1 is the
+// container].image of d (a Deployment, StatefulSet or DaemonSet: the path
+// is the same in all three), or "" when none does or d is nil. FieldsV1 is the
 // JSON trie of structured-merge-diff (sigs.k8s.io/structured-merge-diff
 // fieldpath.Set serialization, as in
 // k8s.io/apimachinery/pkg/util/managedfields): "f:<field>" for struct
 // fields, `k:{"name":"<container>"}` for list items by merge key. Entries
 // of subresources are skipped; undecodable entries are ignored (the API
 // server validates them on write).
-func ImageOwner(d *appsv1.Deployment, container string) string {
-	if d == nil {
+func ImageOwner(d metav1.Object, container string) string {
+	if d == nil || reflect.ValueOf(d).IsNil() {
 		return ""
 	}
 	key, _ := json.Marshal(map[string]string{"name": container})
 	path := []string{"f:spec", "f:template", "f:spec", "f:containers", "k:" + string(key), "f:image"}
 	var owners []string
-	for _, e := range d.ManagedFields {
+	for _, e := range d.GetManagedFields() {
 		if e.Subresource != "" || e.FieldsV1 == nil {
 			continue
 		}

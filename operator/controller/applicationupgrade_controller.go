@@ -52,6 +52,10 @@ type ApplicationUpgradeReconciler struct {
 	AssessOptions rollout.Options
 	// AssessFunc defaults to rollout.Assess.
 	AssessFunc AssessFunc
+	// AssessStatefulSetFunc defaults to rollout.AssessStatefulSet.
+	AssessStatefulSetFunc StatefulSetAssessFunc
+	// AssessDaemonSetFunc defaults to rollout.AssessDaemonSet.
+	AssessDaemonSetFunc DaemonSetAssessFunc
 	// DecideFunc defaults to appupgrade.Decide.
 	DecideFunc DecideFunc
 	// AllowCrossNamespaceRefs lets a component's Deployment be in another
@@ -120,13 +124,13 @@ func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.R
 }
 
 // quietOnConflict returns err for controller-runtime's back-off, except a
-// 409 Conflict of an image write (the Deployment changed since the
+// 409 Conflict of an image write (the workload changed since the
 // reconcile read it: routine right after a tool or a person wrote it):
 // that is retried with the same rate-limited back-off, logged at V(1)
 // rather than as a "Reconciler error", which is for real faults.
 func quietOnConflict(ctx context.Context, err error) (ctrl.Result, error) {
 	if err != nil && apierrors.IsConflict(err) {
-		log.FromContext(ctx).V(1).Info("a deployment changed since it was read; retrying", "error", err.Error())
+		log.FromContext(ctx).V(1).Info("a workload changed since it was read; retrying", "error", err.Error())
 		return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // rate-limited requeue, honoured by controller-runtime
 	}
 	return ctrl.Result{}, err
@@ -164,7 +168,7 @@ func (r *ApplicationUpgradeReconciler) performWrites(ctx context.Context, u *v1b
 				res.refused[w.Component] = n
 				msg := appupgrade.SafeText(APIMessage(err), 2048)
 				if n >= MaxRefusedWrites {
-					note := fmt.Sprintf("Image write of component %s to deployment %s refused %d times: %s", w.Component, w.Deployment, n, msg)
+					note := fmt.Sprintf("Image write of component %s to %s refused %d times: %s", w.Component, w.Workload, n, msg)
 					plan.FailComponent(w.Component, ReasonWriteRefused, note)
 					r.event(u, corev1.EventTypeWarning, ReasonWriteRefused, note)
 					res.gaveUp = true

@@ -75,14 +75,21 @@ func applyAsStrategicMerge(ctx context.Context, c client.WithWatch, obj runtime.
 	if err != nil {
 		return err
 	}
-	var d appsv1.Deployment
-	if err := json.Unmarshal(data, &d); err != nil {
+	var tm metav1.TypeMeta
+	if err := json.Unmarshal(data, &tm); err != nil {
 		return err
 	}
-	if err := c.Patch(ctx, &d, client.RawPatch(types.StrategicMergePatchType, data)); err != nil {
+	d, err := newWorkload(v1beta1.WorkloadKind(tm.Kind))
+	if err != nil {
 		return err
 	}
-	out, err := json.Marshal(&d)
+	if err := json.Unmarshal(data, d); err != nil {
+		return err
+	}
+	if err := c.Patch(ctx, d, client.RawPatch(types.StrategicMergePatchType, data)); err != nil {
+		return err
+	}
+	out, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
@@ -118,7 +125,7 @@ func alphaUpgrade(name string) *v1.ApplicationUpgrade {
 
 func newWorld(t *testing.T, objs ...client.Object) *world {
 	c := fake.NewClientBuilder().WithScheme(testScheme()).
-		WithStatusSubresource(&v1beta1.ApplicationUpgrade{}, &appsv1.Deployment{}).
+		WithStatusSubresource(&v1beta1.ApplicationUpgrade{}, &appsv1.Deployment{}, &appsv1.StatefulSet{}, &appsv1.DaemonSet{}).
 		WithIndex(&v1beta1.ApplicationUpgrade{}, DeploymentRefIndex, deploymentRefs).
 		WithObjects(objs...).
 		WithInterceptorFuncs(interceptor.Funcs{Apply: applyAsStrategicMerge}).

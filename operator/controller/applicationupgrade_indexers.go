@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,14 +13,16 @@ import (
 )
 
 // DeploymentRefIndex is the field index on ApplicationUpgrades holding the
-// Deployments their components reference, each as "namespace/name" (a
-// reference without a namespace means the upgrade's own). It turns a
-// Deployment, ReplicaSet or pod event into the upgrades to reconcile
-// without listing every upgrade, across namespaces.
+// workloads their components reference, each as v1beta1.WorkloadKey.IndexKey:
+// "namespace/name" for a Deployment, "StatefulSet:namespace/name" and
+// "DaemonSet:namespace/name" for the other kinds (a reference without a
+// namespace means the upgrade's own). It turns a workload, ReplicaSet,
+// ControllerRevision or pod event into the upgrades to reconcile without
+// listing every upgrade, across namespaces.
 const DeploymentRefIndex = "spec.components.deploymentRef"
 
-// deploymentRefs is the DeploymentRefIndex extractor: "namespace/name" of
-// every component's Deployment, in spec order.
+// deploymentRefs is the DeploymentRefIndex extractor: the index key of
+// every component's workload, in spec order.
 func deploymentRefs(obj client.Object) []string {
 	u, ok := obj.(*v1beta1.ApplicationUpgrade)
 	if !ok {
@@ -30,7 +31,7 @@ func deploymentRefs(obj client.Object) []string {
 	refs := make([]string, 0, len(u.Spec.Components))
 	for i := range u.Spec.Components {
 		c := &u.Spec.Components[i]
-		refs = append(refs, c.DeploymentNamespace(u.Namespace)+"/"+c.DeploymentRef.Name)
+		refs = append(refs, c.Workload(u.Namespace).IndexKey())
 	}
 	return refs
 }
@@ -41,8 +42,9 @@ func SetupIndexes(ctx context.Context, indexer client.FieldIndexer) error {
 	return indexer.IndexField(ctx, &v1beta1.ApplicationUpgrade{}, DeploymentRefIndex, deploymentRefs)
 }
 
-// Mapper turns events of Deployments, ReplicaSets and pods into requests for
-// the ApplicationUpgrades that reference their Deployment, through
+// Mapper turns events of workloads (Deployments, StatefulSets,
+// DaemonSets), ReplicaSets, ControllerRevisions and pods into requests for
+// the ApplicationUpgrades that reference their workload, through
 // DeploymentRefIndex. Reader is the cached client.
 type Mapper struct {
 	Reader client.Reader
@@ -50,8 +52,14 @@ type Mapper struct {
 
 // upgradesFor lists the upgrades (in any namespace) referencing Deployment namespace/name.
 func (m Mapper) upgradesFor(ctx context.Context, namespace, name string) []reconcile.Request {
+	return m.upgradesOf(ctx, v1beta1.WorkloadKey{Kind: v1beta1.KindDeployment, Namespace: namespace, Name: name}.IndexKey())
+}
+
+// upgradesOf lists the upgrades (in any namespace) referencing the
+// workload of index key key.
+func (m Mapper) upgradesOf(ctx context.Context, key string) []reconcile.Request {
 	var list v1beta1.ApplicationUpgradeList
-	if err := m.Reader.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: namespace + "/" + name}); err != nil {
+	if err := m.Reader.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}); err != nil {
 		return nil
 	}
 	reqs := make([]reconcile.Request, 0, len(list.Items))
@@ -69,8 +77,7 @@ func (m Mapper) Upgrade(ctx context.Context, obj client.Object) []reconcile.Requ
 	var reqs []reconcile.Request
 	seen := map[types.NamespacedName]bool{{Namespace: obj.GetNamespace(), Name: obj.GetName()}: true}
 	for _, key := range deploymentRefs(obj) {
-		ns, name, _ := strings.Cut(key, "/")
-		for _, r := range m.upgradesFor(ctx, ns, name) {
+		for _, r := range m.upgradesOf(ctx, key) {
 			if !seen[r.NamespacedName] {
 				seen[r.NamespacedName] = true
 				reqs = append(reqs, r)
@@ -93,10 +100,41 @@ func (m Mapper) ReplicaSet(ctx context.Context, obj client.Object) []reconcile.R
 	return nil
 }
 
-// Pod maps a pod event through its controlling ReplicaSet to the Deployment
-// (the ReplicaSet's name is "<deployment>-<pod-template-hash>"), so a pod's
-// deletion wakes the upgrade without any polling.
+// StatefulSet maps a StatefulSet event.
+func (m Mapper) StatefulSet(ctx context.Context, obj client.Object) []reconcile.Request {
+	return m.upgradesOf(ctx, workloadKey(v1beta1.KindStatefulSet, obj.GetNamespace(), obj.GetName()))
+}
+
+// DaemonSet maps a DaemonSet event.
+func (m Mapper) DaemonSet(ctx context.Context, obj client.Object) []reconcile.Request {
+	return m.upgradesOf(ctx, workloadKey(v1beta1.KindDaemonSet, obj.GetNamespace(), obj.GetName()))
+}
+
+// ControllerRevision maps a ControllerRevision event through its
+// controlling DaemonSet (whose current revision's hash tells its new
+// pods); a StatefulSet's revisions are named in its status and need no watch.
+func (m Mapper) ControllerRevision(ctx context.Context, obj client.Object) []reconcile.Request {
+	if ds := controllerOf(obj, "DaemonSet"); ds != "" {
+		return m.upgradesOf(ctx, workloadKey(v1beta1.KindDaemonSet, obj.GetNamespace(), ds))
+	}
+	return nil
+}
+
+func workloadKey(kind v1beta1.WorkloadKind, namespace, name string) string {
+	return v1beta1.WorkloadKey{Kind: kind, Namespace: namespace, Name: name}.IndexKey()
+}
+
+// Pod maps a pod event to the upgrades of its workload: through its
+// controlling StatefulSet or DaemonSet, or its controlling ReplicaSet to
+// the Deployment (the ReplicaSet's name is "<deployment>-<pod-template-hash>"),
+// so a pod's deletion wakes the upgrade without any polling.
 func (m Mapper) Pod(ctx context.Context, obj client.Object) []reconcile.Request {
+	if sts := controllerOf(obj, "StatefulSet"); sts != "" {
+		return m.upgradesOf(ctx, workloadKey(v1beta1.KindStatefulSet, obj.GetNamespace(), sts))
+	}
+	if ds := controllerOf(obj, "DaemonSet"); ds != "" {
+		return m.upgradesOf(ctx, workloadKey(v1beta1.KindDaemonSet, obj.GetNamespace(), ds))
+	}
 	rs := controllerOf(obj, "ReplicaSet")
 	hash := obj.GetLabels()[appsv1.DefaultDeploymentUniqueLabelKey]
 	if rs == "" || hash == "" || len(rs) <= len(hash)+1 || rs[len(rs)-len(hash)-1:] != "-"+hash {

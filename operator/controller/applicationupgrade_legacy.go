@@ -35,7 +35,7 @@ const (
 
 // legacyShape reports whether u is what a v1alpha1 object converts to:
 // exactly the components "worker" (no dependencies) and "api" (depending on
-// the worker), both in u's namespace. Such an upgrade keeps v1alpha1's
+// the worker), both Deployments named by deploymentRef in u's namespace. Such an upgrade keeps v1alpha1's
 // event reasons (WorkerPatched, WorkerRolledOut, APIPatched) and failure
 // reasons (WorkerRolloutFailed, APIRolloutFailed), whichever API version
 // it was created through.
@@ -50,7 +50,7 @@ func legacyShape(u *v1beta1.ApplicationUpgrade) bool {
 	}
 	return w.Name == legacyWorker && a.Name == legacyAPI && len(w.DependsOn) == 0 &&
 		slices.Equal(a.DependsOn, []string{legacyWorker}) &&
-		w.DeploymentRef.Namespace == "" && a.DeploymentRef.Namespace == ""
+		w.WorkloadRef == nil && a.WorkloadRef == nil && w.DeploymentRef.Namespace == "" && a.DeploymentRef.Namespace == ""
 }
 
 // writeReason is the event reason of an image write of component.
@@ -68,7 +68,7 @@ func writeReason(g appupgrade.Graph, component string) string {
 func apiKey(u *v1beta1.ApplicationUpgrade) string {
 	for _, c := range u.Spec.Components {
 		if c.Name == legacyAPI {
-			return c.DeploymentNamespace(u.Namespace) + "/" + c.DeploymentRef.Name
+			return c.WorkloadNamespace(u.Namespace) + "/" + c.WorkloadName()
 		}
 	}
 	return ""

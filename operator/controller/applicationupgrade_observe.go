@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
@@ -50,22 +49,29 @@ func (r *ApplicationUpgradeReconciler) observeGraph(ctx context.Context, u *v1be
 	return g, err
 }
 
-// observe reads one component: its Deployment, the container to upgrade,
-// and — when the Deployment is usable — its ReplicaSets and pods for the
-// rollout assessment. A returned error is transient (for backoff); terminal
-// configuration problems land in Component.ConfigError.
+// observe reads one component: its workload (Deployment, StatefulSet or
+// DaemonSet), the container to upgrade, and — when the workload is usable
+// — what its kind's rollout assessment reads. A returned error is
+// transient (for backoff); terminal configuration problems land in
+// Component.ConfigError.
 func (r *ApplicationUpgradeReconciler) observe(ctx context.Context, u *v1beta1.ApplicationUpgrade, spec v1beta1.Component) (appupgrade.Component, error) {
 	field := fieldPath(u, spec)
-	o := appupgrade.Component{Spec: spec, Key: types.NamespacedName{Namespace: spec.DeploymentNamespace(u.Namespace), Name: spec.DeploymentRef.Name}}
+	w := spec.Workload(u.Namespace)
+	o := appupgrade.Component{Spec: spec, Key: w.NamespacedName(), Kind: w.Kind}
 	if o.Key.Namespace != u.Namespace && !r.AllowCrossNamespaceRefs {
 		// Refused before any read: the status then says nothing about
-		// the other namespace (not even whether the Deployment exists).
+		// the other namespace (not even whether the workload exists).
 		o.ConfigError = appupgrade.CrossNamespaceError(u, spec)
 		return o, nil
 	}
 	if !r.watched(o.Key.Namespace) {
-		o.ConfigError = fmt.Errorf("deployment %s is in namespace %q, which this operator does not watch (--watch-namespaces=%s): add the namespace to the flag or fix %s.deploymentRef",
-			o.Key, o.Key.Namespace, strings.Join(r.WatchNamespaces, ","), field)
+		o.ConfigError = fmt.Errorf("%s is in namespace %q, which this operator does not watch (--watch-namespaces=%s): add the namespace to the flag or fix %s.%s",
+			w, o.Key.Namespace, strings.Join(r.WatchNamespaces, ","), field, spec.RefField())
+		return o, nil
+	}
+	obj, err := newWorkload(w.Kind)
+	if err != nil {
+		o.ConfigError = fmt.Errorf("%s.%s: %w", field, spec.RefField(), err)
 		return o, nil
 	}
 	dc, err := r.deploymentClient(u)
@@ -73,27 +79,29 @@ func (r *ApplicationUpgradeReconciler) observe(ctx context.Context, u *v1beta1.A
 		o.ConfigError = err
 		return o, nil
 	}
-	var d appsv1.Deployment
-	if err := dc.Get(ctx, o.Key, &d); err != nil {
+	if err := dc.Get(ctx, o.Key, obj); err != nil {
 		if sa := r.serviceAccount(u); sa != "" && (apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)) {
-			o.ConfigError = fmt.Errorf("serviceaccount %s/%s may not get deployment %s: %s: grant it get and patch on that Deployment or fix spec.serviceAccountName", u.Namespace, sa, o.Key, APIMessage(err))
+			o.ConfigError = fmt.Errorf("serviceaccount %s/%s may not get %s: %s: grant it get and patch on that %s or fix spec.serviceAccountName", u.Namespace, sa, w, APIMessage(err), w.Kind)
 			return o, nil
 		}
 		if apierrors.IsNotFound(err) {
-			o.ConfigError = fmt.Errorf("deployment %s not found: create it or fix %s.deploymentRef.name", o.Key, field)
+			o.ConfigError = fmt.Errorf("%s not found: create it or fix %s.%s.name", w, field, spec.RefField())
 			return o, nil
 		}
-		return o, fmt.Errorf("get deployment %s of component %s: %w", o.Key, spec.Name, err)
+		return o, fmt.Errorf("get %s of component %s: %w", w, spec.Name, err)
 	}
-	o.Deployment = &d
-	container, err := resolveContainer(&d, spec.ContainerName, field)
+	o.Workload = obj
+	if d, ok := obj.(*appsv1.Deployment); ok {
+		o.Deployment = d
+	}
+	container, err := resolveContainer(w, podTemplate(obj), spec.ContainerName, field)
 	if err != nil {
 		o.ConfigError = err
 		return o, nil
 	}
 	o.Container = container.Name
 	o.Image = container.Image
-	verdict, err := r.assess(ctx, &d)
+	verdict, err := r.assessWorkload(ctx, obj)
 	if err != nil {
 		return o, err
 	}
@@ -111,10 +119,11 @@ func fieldPath(u *v1beta1.ApplicationUpgrade, c v1beta1.Component) string {
 	return "spec.components[" + c.Name + "]"
 }
 
-// resolveContainer picks the named container, or the only one when name is
-// empty. The errors list the container names so the user can fix the spec.
-func resolveContainer(d *appsv1.Deployment, name, field string) (*corev1.Container, error) {
-	cs := d.Spec.Template.Spec.Containers
+// resolveContainer picks the named container of workload w's pod
+// template, or the only one when name is empty. The errors list the
+// container names so the user can fix the spec.
+func resolveContainer(w v1beta1.WorkloadKey, tpl *corev1.PodTemplateSpec, name, field string) (*corev1.Container, error) {
+	cs := tpl.Spec.Containers
 	names := make([]string, 0, len(cs))
 	for i := range cs {
 		names = append(names, cs[i].Name)
@@ -124,15 +133,15 @@ func resolveContainer(d *appsv1.Deployment, name, field string) (*corev1.Contain
 	}
 	switch {
 	case name != "":
-		return nil, fmt.Errorf("deployment %s/%s has no container %q (containers: %s): fix %s.containerName",
-			d.Namespace, d.Name, name, strings.Join(names, ", "), field)
+		return nil, fmt.Errorf("%s has no container %q (containers: %s): fix %s.containerName",
+			w, name, strings.Join(names, ", "), field)
 	case len(cs) == 1:
 		return &cs[0], nil
 	case len(cs) == 0:
-		return nil, fmt.Errorf("deployment %s/%s has no containers", d.Namespace, d.Name)
+		return nil, fmt.Errorf("%s has no containers", w)
 	}
-	return nil, fmt.Errorf("deployment %s/%s has %d containers (%s): set %s.containerName to one of them",
-		d.Namespace, d.Name, len(cs), strings.Join(names, ", "), field)
+	return nil, fmt.Errorf("%s has %d containers (%s): set %s.containerName to one of them",
+		w, len(cs), strings.Join(names, ", "), field)
 }
 
 // assess lists the Deployment's ReplicaSets and pods by its selector
@@ -160,8 +169,9 @@ func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Dep
 }
 
 // claimedBy returns namespace/name of the oldest unfinished
-// ApplicationUpgrade, older than u, that references one of u's Deployments
-// (in any namespace), or "". The admission webhook refuses such overlaps;
+// ApplicationUpgrade, older than u, that references one of u's workloads
+// (in any namespace), or "", and that workload's index key
+// (v1beta1.WorkloadKey.IndexKey). The admission webhook refuses such overlaps;
 // this is the controller's own guard for objects that got past it.
 func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1.ApplicationUpgrade) (string, string, error) {
 	var holder *v1beta1.ApplicationUpgrade
@@ -169,7 +179,7 @@ func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1
 	for _, key := range deploymentRefs(u) {
 		var list v1beta1.ApplicationUpgradeList
 		if err := r.Client.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}); err != nil {
-			return "", "", fmt.Errorf("list upgrades referencing deployment %s: %w", key, err)
+			return "", "", fmt.Errorf("list upgrades referencing %s: %w", describeKey(key), err)
 		}
 		for i := range list.Items {
 			other := &list.Items[i]
@@ -196,7 +206,7 @@ func (r *ApplicationUpgradeReconciler) supersededBy(ctx context.Context, u *v1be
 	for _, key := range deploymentRefs(u) {
 		var list v1beta1.ApplicationUpgradeList
 		if err := r.Client.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}); err != nil {
-			return false, fmt.Errorf("list upgrades referencing deployment %s: %w", key, err)
+			return false, fmt.Errorf("list upgrades referencing %s: %w", describeKey(key), err)
 		}
 		for i := range list.Items {
 			if other := &list.Items[i]; other.UID != u.UID && other.DeletionTimestamp == nil && older(u, other) {
@@ -205,6 +215,14 @@ func (r *ApplicationUpgradeReconciler) supersededBy(ctx context.Context, u *v1be
 		}
 	}
 	return false, nil
+}
+
+// describeKey is an index key as messages name the workload ("deployment ns/name").
+func describeKey(key string) string {
+	if w, ok := v1beta1.ParseIndexKey(key); ok {
+		return w.String()
+	}
+	return key
 }
 
 func older(a, b *v1beta1.ApplicationUpgrade) bool {

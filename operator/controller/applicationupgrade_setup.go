@@ -15,8 +15,9 @@ import (
 // SetupWithManager registers the field index and the watches: the
 // ApplicationUpgrades themselves (v1beta1, the storage version; v1alpha1
 // objects reach it through the conversion webhook) and, through DeploymentRefIndex, the other
-// upgrades of the same Deployments (a held upgrade starts as soon as the one
-// holding it finishes), Deployments, ReplicaSets and pods. Pods are watched so that an old pod's
+// upgrades of the same workloads (a held upgrade starts as soon as the one
+// holding it finishes), Deployments, ReplicaSets, StatefulSets, DaemonSets,
+// ControllerRevisions and pods. Pods are watched so that an old pod's
 // final deletion wakes the reconciler at once, without polling.
 func (r *ApplicationUpgradeReconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager) error {
 	return r.SetupWithManagerAs(ctx, mgr, r)
@@ -35,6 +36,9 @@ func (r *ApplicationUpgradeReconciler) SetupWithManagerAs(ctx context.Context, m
 		Watches(&v1beta1.ApplicationUpgrade{}, handler.EnqueueRequestsFromMapFunc(m.Upgrade)).
 		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(m.Deployment)).
 		Watches(&appsv1.ReplicaSet{}, handler.EnqueueRequestsFromMapFunc(m.ReplicaSet)).
+		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(m.StatefulSet)).
+		Watches(&appsv1.DaemonSet{}, handler.EnqueueRequestsFromMapFunc(m.DaemonSet)).
+		Watches(&appsv1.ControllerRevision{}, handler.EnqueueRequestsFromMapFunc(m.ControllerRevision)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(m.Pod)).
 		Named("applicationupgrade").
 		Complete(outer)

@@ -31,6 +31,7 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	st.Phase, st.Message, st.ObservedGeneration = plan.Phase, appupgrade.SafeText(plan.Message, MaxStatusMessage), u.Generation
 	st.Components = componentStatuses(u.Status, g, plan, written, refused)
 	st.RolledOut = v1beta1.RolledOut(st.Components)
+	st.Workloads = v1beta1.Workloads(u.Spec.Components)
 	now := metav1.NewTime(r.now())
 	if st.PhaseStartTime == nil || phasesChanged(u.Status, *st) {
 		st.PhaseStartTime = &now
@@ -60,7 +61,7 @@ func componentStatuses(prev v1beta1.ApplicationUpgradeStatus, g appupgrade.Graph
 	out := make([]v1beta1.ComponentStatus, 0, len(plan.Components))
 	for _, step := range plan.Components {
 		before := prev.Component(step.Name)
-		cs := v1beta1.ComponentStatus{Name: step.Name, Wave: step.Wave, Phase: step.Phase, Message: appupgrade.SafeText(step.Message, MaxStatusMessage),
+		cs := v1beta1.ComponentStatus{Name: step.Name, Kind: kindOf(g.Upgrade, step.Name), Wave: step.Wave, Phase: step.Phase, Message: appupgrade.SafeText(step.Message, MaxStatusMessage),
 			Image: before.Image, WrittenGeneration: before.WrittenGeneration}
 		if n, ok := refused[step.Name]; ok {
 			cs.RefusedWrites = n
@@ -70,7 +71,7 @@ func componentStatuses(prev v1beta1.ApplicationUpgradeStatus, g appupgrade.Graph
 			cs.RefusedWrites = before.RefusedWrites
 		}
 		for _, c := range g.Components {
-			if c.Spec.Name == step.Name && (c.Deployment != nil || c.ConfigError != nil) {
+			if c.Spec.Name == step.Name && (c.Deployment != nil || c.Workload != nil || c.ConfigError != nil) {
 				cs.Image = appupgrade.SafeText(c.Image, 0)
 			}
 		}
@@ -86,6 +87,17 @@ func componentStatuses(prev v1beta1.ApplicationUpgradeStatus, g appupgrade.Graph
 		out = append(out, cs)
 	}
 	return out
+}
+
+// kindOf is the workload kind of component name in u's spec ("" when
+// the spec has no such component).
+func kindOf(u *v1beta1.ApplicationUpgrade, name string) v1beta1.WorkloadKind {
+	for i := range u.Spec.Components {
+		if c := &u.Spec.Components[i]; c.Name == name {
+			return c.Kind()
+		}
+	}
+	return ""
 }
 
 // MaxStatusMessage bounds every message the operator writes to status
@@ -154,7 +166,7 @@ func rolledOutEvent(u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, name stri
 	key := ""
 	for _, c := range g.Components {
 		if c.Spec.Name == name {
-			key = c.Key.String()
+			key = c.WorkloadKey().String()
 		}
 	}
 	if legacyShape(u) {
@@ -163,7 +175,7 @@ func rolledOutEvent(u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, name stri
 		}
 		return ReasonWorkerRolledOut, "Worker rolled out, every old worker pod gone: upgrading API " + apiKey(u)
 	}
-	return ReasonComponentRolledOut, fmt.Sprintf("Component %s rolled out on deployment %s, every old pod gone", name, key)
+	return ReasonComponentRolledOut, fmt.Sprintf("Component %s rolled out on %s, every old pod gone", name, key)
 }
 
 // ShortImage drops the registry and repository path of an image reference

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -21,8 +22,8 @@ import (
 // managedFieldsManagers, Flux's and Helm's server-side apply (docs/gitops.md).
 const FieldManager = "upgrade-operator"
 
-// imageApply is the server-side apply configuration of one image write: the
-// Deployment's identity, the resourceVersion that was read (an optimistic
+// imageApply is the server-side apply configuration of one image write to a
+// Deployment (workloadApply for the other kinds): its identity, the resourceVersion that was read (an optimistic
 // lock: a decision taken on a stale read fails with 409 Conflict instead of
 // writing twice) and one container with its merge key `name` and `image`.
 // Applied under FieldManager, the operator owns exactly
@@ -46,30 +47,32 @@ func imageApply(d *appsv1.Deployment, container, image string) *appsv1ac.Deploym
 // Errors name the container, Deployment, image and component and wrap the
 // API error (409 Conflict on a stale read: retried with back-off).
 func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, g appupgrade.Graph, w appupgrade.ImageWrite) (int64, error) {
-	var d *appsv1.Deployment
+	var obj client.Object
 	for _, c := range g.Components {
 		if c.Spec.Name == w.Component {
-			d = c.Deployment
+			obj, _ = c.Workload.(client.Object)
+			if obj == nil && c.Deployment != nil {
+				obj = c.Deployment
+			}
 		}
 	}
-	if d == nil {
-		return 0, fmt.Errorf("set image of component %s: deployment %s was not observed", w.Component, w.Deployment)
+	if obj == nil {
+		return 0, fmt.Errorf("set image of component %s: %s was not observed", w.Component, w.Workload)
 	}
 	dc, err := r.deploymentClient(g.Upgrade)
 	if err != nil {
 		return 0, err
 	}
-	ac := imageApply(d, w.Container, w.Image)
+	ac, generation, err := workloadApply(obj, w.Container, w.Image)
+	if err != nil {
+		return 0, err
+	}
 	if err := dc.Apply(ctx, ac, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		return 0, fmt.Errorf("set image of container %q in deployment %s to %s (component %s): %w", w.Container, w.Deployment, appupgrade.SafeText(w.Image, 300), w.Component, err)
+		return 0, fmt.Errorf("set image of container %q in %s to %s (component %s): %w", w.Container, w.Workload, appupgrade.SafeText(w.Image, 300), w.Component, err)
 	}
-	log.FromContext(ctx).Info("image written", "component", w.Component, "deployment", w.Deployment.String(), "image", appupgrade.SafeText(w.Image, 300))
+	log.FromContext(ctx).Info("image written", "component", w.Component, strings.ToLower(string(w.Workload.Kind)), w.Workload.NamespacedName().String(), "image", appupgrade.SafeText(w.Image, 300))
 	r.observeWrite(g.Upgrade, w.Component)
-	r.eventRelated(g.Upgrade, d, corev1.EventTypeNormal, writeReason(g, w.Component),
-		fmt.Sprintf("Set %s image to %s on deployment %s", w.Component, w.Image, w.Deployment))
-	var gen int64
-	if ac.Generation != nil {
-		gen = *ac.Generation
-	}
-	return gen, nil
+	r.eventRelated(g.Upgrade, obj, corev1.EventTypeNormal, writeReason(g, w.Component),
+		fmt.Sprintf("Set %s image to %s on %s", w.Component, w.Image, w.Workload))
+	return generation(), nil
 }

@@ -106,13 +106,20 @@ func podFailure(pods []corev1.Pod, newHash string, opts Options) (Verdict, bool)
 	if newHash == "" {
 		return Verdict{}, false
 	}
+	return podFailureWhere(pods, func(p *corev1.Pod) bool { return p.Labels[appsv1.DefaultDeploymentUniqueLabelKey] == newHash }, opts)
+}
+
+// podFailureWhere is podFailure for any workload kind: isNew tells the
+// pods of the current template (a StatefulSet's update revision, a
+// DaemonSet's current hash or template generation) from the others.
+func podFailureWhere(pods []corev1.Pod, isNew func(*corev1.Pod) bool, opts Options) (Verdict, bool) {
 	maxRestarts := opts.MaxRestarts
 	if maxRestarts <= 0 {
 		maxRestarts = DefaultMaxRestarts
 	}
 	for i := range pods {
 		p := &pods[i]
-		if p.DeletionTimestamp != nil || p.Labels[appsv1.DefaultDeploymentUniqueLabelKey] != newHash {
+		if p.DeletionTimestamp != nil || !isNew(p) {
 			continue
 		}
 		statuses := append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)

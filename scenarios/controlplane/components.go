@@ -11,8 +11,13 @@ const (
 	serviceCIDR = "10.0.0.0/24"
 	// serviceIP is the first address of serviceCIDR, the "kubernetes"
 	// Service's ClusterIP; the serving certificate names it.
-	serviceIP          = "10.0.0.1"
-	serviceAccountIss  = "https://kubernetes.default.svc.cluster.local"
+	serviceIP         = "10.0.0.1"
+	serviceAccountIss = "https://kubernetes.default.svc.cluster.local"
+	// enabledControllers are kube-controller-manager's --controllers, by the
+	// aliases of k8s.io/kubernetes v1.37.2 cmd/kube-controller-manager/app
+	// (apps.go: "statefulset" for statefulset-controller, "daemonset" for
+	// daemonset-controller; both create and garbage-collect their own
+	// ControllerRevisions, so no further controller is needed for those).
 	enabledControllers = "deployment,replicaset,statefulset,daemonset,serviceaccount,serviceaccount-token,namespace,garbagecollector"
 )
 

@@ -50,25 +50,28 @@ func (s SubjectAccessReviewer) Allowed(ctx context.Context, user authenticationv
 }
 
 // DeploymentVerbs are what the author of an upgrade must be allowed to do
-// on each Deployment it references: the operator reads and patches it.
+// on each workload it references (deployments, statefulsets or
+// daemonsets): the operator reads and patches it.
 var DeploymentVerbs = []string{"get", "patch"}
 
 // authorizeDeployments refuses u unless user may get and patch every
-// Deployment that u adds or whose image or container it changes (all of
-// them on create), one SubjectAccessReview per verb and Deployment. The
+// workload that u adds or whose image or container it changes (all of
+// them on create), one SubjectAccessReview per verb and workload, on the
+// reference's resource (deployments, statefulsets, daemonsets). The
 // refusal names each denied verb, resource, namespace and name.
 func (v *Validator) authorizeDeployments(ctx context.Context, user authenticationv1.UserInfo, old, u *v1beta1.ApplicationUpgrade) error {
 	var denied []string
 	for _, key := range changedDeployments(old, u) {
-		ns, name, _ := strings.Cut(key, "/")
+		w, _ := v1beta1.ParseIndexKey(key)
+		ns, name, resource := w.Namespace, w.Name, w.Kind.Resource()
 		for _, verb := range DeploymentVerbs {
 			ok, reason, err := v.Authorizer.Allowed(ctx, user, authorizationv1.ResourceAttributes{
-				Namespace: ns, Verb: verb, Group: "apps", Version: "v1", Resource: "deployments", Name: name})
+				Namespace: ns, Verb: verb, Group: "apps", Version: "v1", Resource: resource, Name: name})
 			if err != nil {
-				return fmt.Errorf("cannot check whether %s may %s deployment %s (applicationupgrade %s/%s): %w (retry)", appupgrade.SafeText(user.Username, 253), verb, key, u.Namespace, u.Name, err)
+				return fmt.Errorf("cannot check whether %s may %s %s (applicationupgrade %s/%s): %w (retry)", appupgrade.SafeText(user.Username, 253), verb, w, u.Namespace, u.Name, err)
 			}
 			if !ok {
-				msg := fmt.Sprintf("user %q may not %s deployments.apps %q in namespace %q", appupgrade.SafeText(user.Username, 253), verb, name, ns)
+				msg := fmt.Sprintf("user %q may not %s %s.apps %q in namespace %q", appupgrade.SafeText(user.Username, 253), verb, resource, name, ns)
 				if reason != "" {
 					msg += " (" + appupgrade.SafeText(reason, 200) + ")"
 				}
@@ -79,12 +82,12 @@ func (v *Validator) authorizeDeployments(ctx context.Context, user authenticatio
 	if len(denied) == 0 {
 		return nil
 	}
-	return errors.New(strings.Join(denied, "; ") + ": an ApplicationUpgrade may only name Deployments its author may get and patch; ask for those rights or remove the component")
+	return errors.New(strings.Join(denied, "; ") + ": an ApplicationUpgrade may only name workloads its author may get and patch; ask for those rights or remove the component")
 }
 
-// changedDeployments is namespace/name of every Deployment u references
-// that old does not reference with the same image and container (every
-// one when old is nil), sorted.
+// changedDeployments is the IndexKey of every workload u references that
+// old does not reference with the same image and container (every one
+// when old is nil), sorted.
 func changedDeployments(old, u *v1beta1.ApplicationUpgrade) []string {
 	before := map[string]bool{}
 	if old != nil {
@@ -95,7 +98,7 @@ func changedDeployments(old, u *v1beta1.ApplicationUpgrade) []string {
 	seen := map[string]bool{}
 	var keys []string
 	for _, c := range u.Spec.Components {
-		key := c.DeploymentNamespace(u.Namespace) + "/" + c.DeploymentRef.Name
+		key := c.Workload(u.Namespace).IndexKey()
 		if !before[componentTarget(u, c)] && !seen[key] {
 			seen[key] = true
 			keys = append(keys, key)
@@ -105,10 +108,10 @@ func changedDeployments(old, u *v1beta1.ApplicationUpgrade) []string {
 	return keys
 }
 
-// componentTarget identifies what component c of u writes: Deployment,
+// componentTarget identifies what component c of u writes: workload,
 // container and image.
 func componentTarget(u *v1beta1.ApplicationUpgrade, c v1beta1.Component) string {
-	return c.DeploymentNamespace(u.Namespace) + "/" + c.DeploymentRef.Name + "\x00" + c.ContainerName + "\x00" + c.Image
+	return c.Workload(u.Namespace).IndexKey() + "\x00" + c.ContainerName + "\x00" + c.Image
 }
 
 // upgradeAttributes asks for get on ApplicationUpgrade namespace/name.

@@ -65,14 +65,15 @@ func (p Policy) Check(old, u *v1beta1.ApplicationUpgrade, others []v1beta1.Appli
 	sort.Strings(sorted)
 	for _, key := range sorted {
 		other, ok := claimed[key]
-		if !ok || had[key] || (!p.AllowCrossNamespaceRefs && !strings.HasPrefix(key, u.Namespace+"/")) {
+		w, _ := v1beta1.ParseIndexKey(key)
+		if !ok || had[key] || (!p.AllowCrossNamespaceRefs && w.Namespace != u.Namespace) {
 			continue
 		}
 		by := "another applicationupgrade"
 		if other.Namespace == u.Namespace || (p.CanGet != nil && p.CanGet(other.Namespace, other.Name)) {
 			by = "applicationupgrade " + other.Namespace + "/" + other.Name
 		}
-		msgs = append(msgs, fmt.Sprintf("spec.components[%s]: deployment %s is already being upgraded by %s: wait until that upgrade is Completed or Failed (or delete it), or remove this component", keys[key], key, by))
+		msgs = append(msgs, fmt.Sprintf("spec.components[%s]: %s is already being upgraded by %s: wait until that upgrade is Completed or Failed (or delete it), or remove this component", keys[key], w, by))
 	}
 	if len(msgs) == 0 {
 		return nil

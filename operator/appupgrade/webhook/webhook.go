@@ -34,12 +34,13 @@ import (
 // including what the conversion-data annotation restores, since the
 // request arrives as the converted v1beta1 object):
 //   - the component graph and every image (appupgrade.Validate);
-//   - no Deployment outside the upgrade's namespace unless
+//   - no workload outside the upgrade's namespace unless
 //     AllowCrossNamespaceRefs (appupgrade.CrossNamespaceRefs);
 //   - the requesting user (name, uid, groups, extra) may get and patch
-//     every Deployment the request adds or whose image or container it
+//     every workload (deployments, statefulsets or daemonsets, by the
+//     reference's kind) the request adds or whose image or container it
 //     changes (a SubjectAccessReview each, Authorizer);
-//   - the overlap guard: no Deployment (namespace/name) that another
+//   - the overlap guard: no workload (kind, namespace/name) that another
 //     active ApplicationUpgrade references (see Active), naming that
 //     upgrade only when the requester may see it (Policy.Check).
 //
@@ -153,14 +154,16 @@ func Active(o *v1beta1.ApplicationUpgrade) bool {
 	return !o.Status.Phase.Terminal() || o.Status.ObservedGeneration < o.Generation
 }
 
-// DeploymentKeys maps each Deployment u references, as "namespace/name"
-// (an empty reference namespace meaning u's), to the component naming it
-// (the first, if several do).
+// DeploymentKeys maps each workload u references, as
+// v1beta1.WorkloadKey.IndexKey ("namespace/name" for a Deployment,
+// "Kind:namespace/name" for a StatefulSet or DaemonSet; an empty reference
+// namespace meaning u's), to the component naming it (the first, if
+// several do).
 func DeploymentKeys(u *v1beta1.ApplicationUpgrade) map[string]string {
 	out := map[string]string{}
 	for i := range u.Spec.Components {
 		c := &u.Spec.Components[i]
-		key := c.DeploymentNamespace(u.Namespace) + "/" + c.DeploymentRef.Name
+		key := c.Workload(u.Namespace).IndexKey()
 		if _, ok := out[key]; !ok {
 			out[key] = c.Name
 		}

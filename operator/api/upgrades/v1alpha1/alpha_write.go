@@ -49,11 +49,16 @@ func AlphaWriteError(old, u *v1beta1.ApplicationUpgrade) error {
 }
 
 // describeGraph renders components as "name(image) <- dependency, ..." for
-// error messages, e.g. "db(db:v2), api(api:v2) <- db".
+// error messages, e.g. "db(db:v2), api(api:v2) <- db"; a workload that is
+// not a Deployment shows its kind: "db(StatefulSet db:v2)".
 func describeGraph(s v1beta1.ApplicationUpgradeSpec) string {
 	parts := make([]string, 0, len(s.Components))
 	for _, c := range s.Components {
-		p := c.Name + "(" + c.Image + ")"
+		kind := ""
+		if k := c.Kind(); k != v1beta1.KindDeployment {
+			kind = string(k) + " "
+		}
+		p := c.Name + "(" + kind + c.Image + ")"
 		if len(c.DependsOn) > 0 {
 			p += " <- " + strings.Join(c.DependsOn, " ")
 		}

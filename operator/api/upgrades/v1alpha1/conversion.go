@@ -179,8 +179,15 @@ func MergeSpec(hub v1beta1.ApplicationUpgradeSpec, s ApplicationUpgradeSpec) v1b
 	return out
 }
 
+// mergeComponent writes a v1alpha1 component's fields onto dst; the name
+// goes into whichever reference dst uses (a workloadRef keeps its kind).
 func mergeComponent(dst *v1beta1.Component, c ComponentSpec) {
-	dst.DeploymentRef.Name, dst.Image, dst.ContainerName = c.DeploymentRef.Name, c.Image, c.ContainerName
+	if dst.WorkloadRef != nil {
+		dst.WorkloadRef.Name = c.DeploymentRef.Name
+	} else {
+		dst.DeploymentRef.Name = c.DeploymentRef.Name
+	}
+	dst.Image, dst.ContainerName = c.Image, c.ContainerName
 }
 
 // mergeStatus is the saved v1beta1 status with what a v1alpha1 status
@@ -205,7 +212,7 @@ func mergeStatus(spec v1beta1.ApplicationUpgradeSpec, saved v1beta1.ApplicationU
 			}
 		}
 		if !found {
-			out.Components = append(out.Components, v1beta1.ComponentStatus{Name: name, Image: src.Image, ShortImage: src.ShortImage, WrittenGeneration: src.WrittenGeneration})
+			out.Components = append(out.Components, v1beta1.ComponentStatus{Name: name, Kind: spec.Components[k].Kind(), Image: src.Image, ShortImage: src.ShortImage, WrittenGeneration: src.WrittenGeneration})
 		}
 	}
 	if s.Phase != view.Phase {
@@ -234,8 +241,13 @@ func specFromHub(s v1beta1.ApplicationUpgradeSpec) ApplicationUpgradeSpec {
 	return out
 }
 
+// componentFromHub is the v1alpha1 view of c. v1alpha1 names only
+// Deployments: a StatefulSet or DaemonSet (workloadRef) shows under
+// deploymentRef by name, and its kind travels in ConversionDataAnnotation
+// (ConvertFrom stores it there because the view does not convert back to
+// the same spec).
 func componentFromHub(c v1beta1.Component) ComponentSpec {
-	return ComponentSpec{DeploymentRef: DeploymentReference{Name: c.DeploymentRef.Name}, Image: c.Image, ContainerName: c.ContainerName}
+	return ComponentSpec{DeploymentRef: DeploymentReference{Name: c.WorkloadName()}, Image: c.Image, ContainerName: c.ContainerName}
 }
 
 // componentPhases maps a v1alpha1 phase to the v1beta1 upgrade phase and the
@@ -320,11 +332,15 @@ func statusToHub(s ApplicationUpgradeStatus) v1beta1.ApplicationUpgradeStatus {
 		componentStatusToHub(APIComponent, 1, ap, s.API),
 	}
 	out.RolledOut = v1beta1.RolledOut(out.Components)
+	out.Workloads = alphaWorkloads
 	return out
 }
 
+// alphaWorkloads is status.workloads of every v1alpha1 upgrade: two Deployments.
+var alphaWorkloads = v1beta1.Workloads([]v1beta1.Component{{}, {}})
+
 func componentStatusToHub(name string, wave int32, p v1beta1.ComponentPhase, c ComponentStatus) v1beta1.ComponentStatus {
-	return v1beta1.ComponentStatus{Name: name, Wave: wave, Phase: p, Image: c.Image, ShortImage: c.ShortImage, WrittenGeneration: c.WrittenGeneration}
+	return v1beta1.ComponentStatus{Name: name, Kind: v1beta1.KindDeployment, Wave: wave, Phase: p, Image: c.Image, ShortImage: c.ShortImage, WrittenGeneration: c.WrittenGeneration}
 }
 
 func statusFromHub(spec v1beta1.ApplicationUpgradeSpec, s v1beta1.ApplicationUpgradeStatus) ApplicationUpgradeStatus {

@@ -2,8 +2,10 @@ package v1beta1
 
 import (
 	"strconv"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // MaxComponents bounds spec.components (and each dependsOn list), so the
@@ -25,10 +27,57 @@ type DeploymentReference struct {
 	Namespace string `json:"namespace,omitempty"`
 }
 
-// Component is one node of the dependency graph: a Deployment, the image it
-// should run, and the components that must be fully rolled out (every old
-// pod gone) before its image is written.
+// WorkloadKind is the kind of workload a component's image is written to.
+// +kubebuilder:validation:Enum=Deployment;StatefulSet;DaemonSet
+type WorkloadKind string
+
+// The workload kinds a component may reference (all apps/v1).
+const (
+	KindDeployment  WorkloadKind = "Deployment"
+	KindStatefulSet WorkloadKind = "StatefulSet"
+	KindDaemonSet   WorkloadKind = "DaemonSet"
+)
+
+// Resource is the lowercase plural resource of k ("statefulsets"), as RBAC
+// and SubjectAccessReviews name it; "" for an unknown kind.
+func (k WorkloadKind) Resource() string {
+	switch k {
+	case KindDeployment:
+		return "deployments"
+	case KindStatefulSet:
+		return "statefulsets"
+	case KindDaemonSet:
+		return "daemonsets"
+	}
+	return ""
+}
+
+// WorkloadReference names an apps/v1 workload of any supported kind.
+type WorkloadReference struct {
+	// Kind of the workload: Deployment, StatefulSet or DaemonSet.
+	Kind WorkloadKind `json:"kind"`
+
+	// Name of the workload (a DNS-1123 subdomain).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
+
+	// Namespace of the workload; empty means the ApplicationUpgrade's own namespace.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// Component is one node of the dependency graph: a workload (a Deployment,
+// StatefulSet or DaemonSet), the image it should run, and the components
+// that must be fully rolled out (every old pod gone) before its image is
+// written. Exactly one of deploymentRef and workloadRef names the workload;
+// which one, and what it names, cannot change once created.
 // +kubebuilder:validation:XValidation:rule="!has(self.dependsOn) || !(self.name in self.dependsOn)",message="a component must not depend on itself: remove its own name from dependsOn"
+// +kubebuilder:validation:XValidation:rule="has(self.deploymentRef) != has(self.workloadRef)",message="a component names its workload with exactly one of deploymentRef (a Deployment) and workloadRef (kind Deployment, StatefulSet or DaemonSet): set one and remove the other"
+// +kubebuilder:validation:XValidation:rule="has(self.deploymentRef) == has(oldSelf.deploymentRef) && has(self.workloadRef) == has(oldSelf.workloadRef)",message="a component's workload reference is immutable: it cannot move between deploymentRef and workloadRef once created; delete this ApplicationUpgrade and create a new one"
 type Component struct {
 	// Name identifies the component within the upgrade (a DNS-1123 label),
 	// e.g. "worker"; dependsOn entries refer to it.
@@ -37,10 +86,20 @@ type Component struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
 	Name string `json:"name"`
 
-	// DeploymentRef names the component's Deployment. Immutable: changing
+	// DeploymentRef names the component's Deployment (the v1alpha1 form,
+	// kept as is; workloadRef with kind Deployment says the same). Immutable: changing
 	// which Deployment an upgrade drives mid-rollout has no sensible meaning.
+	// Set exactly one of deploymentRef and workloadRef.
+	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="deploymentRef is immutable: which Deployment an upgrade drives cannot change once created; delete this ApplicationUpgrade and create a new one"
-	DeploymentRef DeploymentReference `json:"deploymentRef"`
+	DeploymentRef DeploymentReference `json:"deploymentRef,omitzero"`
+
+	// WorkloadRef names the component's workload by kind: a Deployment, a
+	// StatefulSet or a DaemonSet. Immutable, like deploymentRef. Set
+	// exactly one of deploymentRef and workloadRef.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="workloadRef is immutable: which workload an upgrade drives cannot change once created; delete this ApplicationUpgrade and create a new one"
+	WorkloadRef *WorkloadReference `json:"workloadRef,omitempty"`
 
 	// Image is the desired container image, e.g. registry.example.com/job-worker:v2.0.0.
 	// +kubebuilder:validation:MinLength=1
@@ -149,6 +208,11 @@ type ComponentStatus struct {
 	// Name is the component's name in spec.components.
 	Name string `json:"name"`
 
+	// Kind is the kind of the component's workload (Deployment,
+	// StatefulSet or DaemonSet).
+	// +optional
+	Kind WorkloadKind `json:"kind,omitempty"`
+
 	// Wave is the component's depth in the graph: 0 for components without
 	// dependencies, otherwise one more than the deepest dependency. Components
 	// of one wave roll in parallel.
@@ -159,7 +223,7 @@ type ComponentStatus struct {
 	// +optional
 	Phase ComponentPhase `json:"phase,omitempty"`
 
-	// Image is the image of the selected container in the Deployment's pod template.
+	// Image is the image of the selected container in the workload's pod template.
 	// +optional
 	Image string `json:"image,omitempty"`
 
@@ -219,6 +283,11 @@ type ApplicationUpgradeStatus struct {
 	// +optional
 	RolledOut string `json:"rolledOut,omitempty"`
 
+	// Workloads counts the components' workloads by kind, e.g.
+	// "2 Deployment, 1 StatefulSet" (the WORKLOADS column).
+	// +optional
+	Workloads string `json:"workloads,omitempty"`
+
 	// Components is the per-component status, in spec order.
 	// +optional
 	// +listType=map
@@ -254,6 +323,7 @@ type ApplicationUpgradeStatus struct {
 // +kubebuilder:resource:shortName=appupgrade;aup
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Rolled",type=string,JSONPath=`.status.rolledOut`
+// +kubebuilder:printcolumn:name="Workloads",type=string,JSONPath=`.status.workloads`
 // +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.message`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ApplicationUpgrade struct {
@@ -283,13 +353,120 @@ func init() {
 	SchemeBuilder.Register(&ApplicationUpgrade{}, &ApplicationUpgradeList{})
 }
 
-// DeploymentNamespace is the namespace of c's Deployment for an upgrade in
+// WorkloadKey identifies the workload a component references: its kind,
+// namespace and name.
+type WorkloadKey struct {
+	Kind      WorkloadKind
+	Namespace string
+	Name      string
+}
+
+// NamespacedName is the workload's namespace/name.
+func (k WorkloadKey) NamespacedName() types.NamespacedName {
+	return types.NamespacedName{Namespace: k.Namespace, Name: k.Name}
+}
+
+// String is the lowercase kind and namespace/name as messages name it:
+// "deployment job-system/job-api", "statefulset shop/db".
+func (k WorkloadKey) String() string {
+	return strings.ToLower(string(k.Kind)) + " " + k.Namespace + "/" + k.Name
+}
+
+// IndexKey is the key of the workload in field indexes and claim maps:
+// "namespace/name" for a Deployment (the key every release before
+// workloadRef used), "Kind:namespace/name" for the other kinds. Names and
+// namespaces are DNS labels / subdomains, so neither form is ambiguous.
+func (k WorkloadKey) IndexKey() string {
+	if k.Kind == KindDeployment || k.Kind == "" {
+		return k.Namespace + "/" + k.Name
+	}
+	return string(k.Kind) + ":" + k.Namespace + "/" + k.Name
+}
+
+// ParseIndexKey is the inverse of IndexKey; ok is false for a malformed key.
+func ParseIndexKey(key string) (WorkloadKey, bool) {
+	k := WorkloadKey{Kind: KindDeployment}
+	if kind, rest, found := strings.Cut(key, ":"); found {
+		k.Kind, key = WorkloadKind(kind), rest
+	}
+	ns, name, ok := strings.Cut(key, "/")
+	k.Namespace, k.Name = ns, name
+	return k, ok && ns != "" && name != ""
+}
+
+// Kind is the kind of c's workload: workloadRef's kind when set, else
+// Deployment (deploymentRef).
+func (c *Component) Kind() WorkloadKind {
+	if c.WorkloadRef != nil {
+		return c.WorkloadRef.Kind
+	}
+	return KindDeployment
+}
+
+// RefField is the name of the field naming c's workload, for messages:
+// "workloadRef" or "deploymentRef".
+func (c *Component) RefField() string {
+	if c.WorkloadRef != nil {
+		return "workloadRef"
+	}
+	return "deploymentRef"
+}
+
+// WorkloadName is the name of c's workload.
+func (c *Component) WorkloadName() string {
+	if c.WorkloadRef != nil {
+		return c.WorkloadRef.Name
+	}
+	return c.DeploymentRef.Name
+}
+
+// WorkloadNamespace is the namespace of c's workload for an upgrade in
 // namespace ns: the reference's own, or ns when empty.
-func (c *Component) DeploymentNamespace(ns string) string {
-	if c.DeploymentRef.Namespace != "" {
-		return c.DeploymentRef.Namespace
+func (c *Component) WorkloadNamespace(ns string) string {
+	refNS := c.DeploymentRef.Namespace
+	if c.WorkloadRef != nil {
+		refNS = c.WorkloadRef.Namespace
+	}
+	if refNS != "" {
+		return refNS
 	}
 	return ns
+}
+
+// RefNamespace is the namespace the reference names ("" when it names none).
+func (c *Component) RefNamespace() string {
+	if c.WorkloadRef != nil {
+		return c.WorkloadRef.Namespace
+	}
+	return c.DeploymentRef.Namespace
+}
+
+// Workload is the key of c's workload for an upgrade in namespace ns.
+func (c *Component) Workload(ns string) WorkloadKey {
+	return WorkloadKey{Kind: c.Kind(), Namespace: c.WorkloadNamespace(ns), Name: c.WorkloadName()}
+}
+
+// DeploymentNamespace is WorkloadNamespace, kept under its name from
+// before workloadRef: the namespace of c's workload (of any kind).
+func (c *Component) DeploymentNamespace(ns string) string { return c.WorkloadNamespace(ns) }
+
+// Workloads is the status.workloads summary of components: how many of
+// each kind, in the order kinds first appear ("2 Deployment, 1 StatefulSet").
+func Workloads(cs []Component) string {
+	var kinds []WorkloadKind
+	n := map[WorkloadKind]int{}
+	for i := range cs {
+		k := cs[i].Kind()
+		if n[k] == 0 {
+			kinds = append(kinds, k)
+		}
+		n[k]++
+	}
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		parts = append(parts, strconv.Itoa(n[k])+" "+string(k))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // RolledOut is the status.rolledOut summary of cs, "rolled/total" (e.g. "2/4").
