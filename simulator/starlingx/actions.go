@@ -30,7 +30,7 @@ func (s *System) CreateStrategy(now time.Time, req CreateRequest) (Strategy, err
 			s.setState(st, StateBuildFailed)
 			return st.clone(), nil
 		}
-		st.Build = newPhase(PhaseBuild, s.swBuildStages())
+		st.Build = newPhase(PhaseBuild, s.swBuildStages(req.Rollback))
 	} else {
 		st.Build = newPhase(PhaseBuild, s.kubeBuildStages())
 	}

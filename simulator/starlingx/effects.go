@@ -26,6 +26,8 @@ func (s *System) runEffect(st *Strategy, e effect) string {
 		s.swactAway(e.hosts[0])
 	case effLock, effUnlock:
 		s.setAdmin(e.hosts, e.kind == effLock)
+	case effKubeAbort:
+		return s.endKubeAbort()
 	default:
 		if reason := s.runDeployEffect(st, e); reason != "" {
 			return reason

@@ -37,6 +37,8 @@ func TestSwUpgradePatchAppliesRelease(t *testing.T) {
 	require.NoError(t, err)
 
 	runUntil(t, s, func() bool { return len(s.Deploys(s.Now())) == 1 })
+	assert.Equal(t, DeployStart, s.Deploys(s.Now())[0].State, "the deploy exists while start-upgrade runs")
+	runUntil(t, s, func() bool { return s.Deploys(s.Now())[0].State == DeployStartDone })
 	d := s.Deploys(s.Now())[0]
 	assert.Equal(t, "13.01.0", d.FromRelease)
 	assert.Equal(t, "13.01.2", d.ToRelease)

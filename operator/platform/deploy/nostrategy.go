@@ -37,6 +37,10 @@ func (d *decider) withoutStrategy() {
 		d.act(Action{}, RequeueIdle)
 	case d.stopsBefore(cur):
 		d.stop(cur)
+	case d.leftover(cur) != nil:
+		d.startIfNeeded()
+		d.progressTo(&cur, "")
+		d.rollback(d.leftover(cur), fmt.Sprintf("%s needs the system free of software deploys", d.label(cur)))
 	case d.needsSwact(cur):
 		d.startIfNeeded()
 		d.progressTo(&cur, fmt.Sprintf("swact %s → %s", d.live.ActiveController, Controller0))

@@ -20,6 +20,10 @@ func (d *decider) withStrategy() {
 	step, known := stepOf(s)
 	cur, hasWork := d.first()
 	switch {
+	case s.Rollback && d.deploying():
+		d.rollingBack(s) // the rollback of a deploy left on the system (nostrategy.go)
+	case s.Rollback:
+		d.other(s, cur, hasWork)
 	case known && reached(step, d.live.Running):
 		d.finishing(s, step)
 	case hasWork && ((known && sameStep(step, cur)) || (!known && s.Kind == cur.Kind)):
