@@ -17,14 +17,14 @@ func (s *System) runDeployEffect(st *Strategy, e effect) string {
 		s.deployHosts(e.hosts)
 	case effActivate:
 		if p := pendingHosts(s.deploy.toID, s.hosts); len(p) > 0 {
-			s.deploy.State = DeployActivateFailed
+			s.setDeployState(DeployActivateFailed)
 			return fmt.Sprintf("deploy activate failed: hosts %v do not run %s yet; apply the strategy with them included", names(p...), s.deploy.toID)
 		}
-		s.deploy.State = DeployActivateDone
+		s.setDeployState(DeployActivateDone)
 	case effComplete:
 		// software_deploy_complete_api: the deploy is completed; the
 		// releases stay deploying until the deploy is deleted.
-		s.deploy.State = DeployCompleted
+		s.setDeployState(DeployCompleted)
 	case effDeployDelete:
 		return s.deleteDeploy()
 	case effDeployAbort:
@@ -53,12 +53,21 @@ func (s *System) startDeploy(st *Strategy) {
 	for _, id := range append(together, target.ID) {
 		s.release(id).State = ReleaseDeploying
 	}
+	s.record(EventDeployState, target.ID, DeployStart)
+}
+
+// setDeployState moves the deploy to state, recording the change.
+func (s *System) setDeployState(state string) {
+	if s.deploy != nil && s.deploy.State != state {
+		s.deploy.State = state
+		s.record(EventDeployState, s.deploy.toID, state)
+	}
 }
 
 // startDeployDone ends the start: start-done (DeployState.start_done).
 func (s *System) startDeployDone() {
 	if s.deploy != nil && s.deploy.State == DeployStart {
-		s.deploy.State = DeployStartDone
+		s.setDeployState(DeployStartDone)
 	}
 }
 
@@ -68,9 +77,9 @@ func (s *System) deployHosts(hosts []string) {
 	for _, n := range hosts {
 		s.host(n).SoftwareRelease = s.deploy.toID
 	}
-	s.deploy.State = DeployHost
+	s.setDeployState(DeployHost)
 	if len(pendingHosts(s.deploy.toID, s.hosts)) == 0 {
-		s.deploy.State = DeployHostDone
+		s.setDeployState(DeployHostDone)
 	}
 }
 
@@ -103,14 +112,13 @@ func (s *System) abortDeploy() string {
 	}
 	switch d.State {
 	case DeployActivateDone, DeployActivateFailed, DeployCompleted:
-		d.State = DeployActivateRollbackPending
+		s.setDeployState(DeployActivateRollbackPending)
 	default:
-		d.State = DeployHostRollback
+		s.setDeployState(DeployHostRollback)
 		if len(s.hostsOn(d.toID)) == 0 {
-			d.State = DeployHostRollbackDone
+			s.setDeployState(DeployHostRollbackDone)
 		}
 	}
-	s.record(EventDeployState, d.toID, "aborted: "+d.State)
 	return ""
 }
 
@@ -120,7 +128,7 @@ func (s *System) abortDeploy() string {
 // any other state (SwDeployActivateRollbackStep.apply).
 func (s *System) activateRollback() {
 	if d := s.deploy; d != nil && (d.State == DeployActivateRollback || d.State == DeployActivateRollbackPending || d.State == DeployActivateRollbackFailed) {
-		d.State = DeployActivateRollbackDone
+		s.setDeployState(DeployActivateRollbackDone)
 	}
 }
 
@@ -132,9 +140,9 @@ func (s *System) rollbackHosts(hosts []string) {
 	for _, n := range hosts {
 		s.host(n).SoftwareRelease = d.fromID
 	}
-	d.State = DeployHostRollback
+	s.setDeployState(DeployHostRollback)
 	if len(s.hostsOn(d.toID)) == 0 {
-		d.State = DeployHostRollbackDone
+		s.setDeployState(DeployHostRollbackDone)
 	}
 }
 
@@ -160,7 +168,7 @@ func (s *System) deleteDeploy() string {
 			s.release(id).State = ReleaseAvailable
 		}
 		s.deploy = nil
-		s.record(EventDeployState, d.toID, "deleted after "+d.State)
+		s.record(EventDeployState, d.toID, "deleted")
 		return ""
 	}
 	old := mustID(s.deployed)
@@ -176,6 +184,7 @@ func (s *System) deleteDeploy() string {
 	}
 	s.deployed = d.toID
 	s.deploy = nil
+	s.record(EventDeployState, d.toID, "deleted")
 	s.record(EventReleaseDeployed, d.toID, "from "+old.full)
 	return ""
 }

@@ -32,19 +32,19 @@ func (s *System) stepStarted(st *Strategy, sp *Step) {
 		s.startDeploy(st)
 	case effUpgradeHost:
 		if d != nil {
-			d.State = DeployHost
+			s.setDeployState(DeployHost)
 		}
 	case effActivate:
 		if d != nil && (d.State == DeployHostDone || d.State == DeployActivateFailed) {
-			d.State = DeployActivate
+			s.setDeployState(DeployActivate)
 		}
 	case effActivateRollback:
 		if d != nil && (d.State == DeployActivateRollbackPending || d.State == DeployActivateRollbackFailed) {
-			d.State = DeployActivateRollback
+			s.setDeployState(DeployActivateRollback)
 		}
 	case effRollbackHost:
 		if d != nil {
-			d.State = DeployHostRollback
+			s.setDeployState(DeployHostRollback)
 		}
 	case effKubeState, effControlPlane:
 		if p, ok := kubeInProgress[sp.effect.state]; ok {
@@ -63,8 +63,7 @@ func (s *System) stepFailed(sp *Step) {
 	switch sp.effect.kind {
 	case effStartDeploy, effUpgradeHost, effActivate, effActivateRollback, effRollbackHost:
 		if d != nil && failed[d.State] != "" {
-			d.State = failed[d.State]
-			s.record(EventDeployState, d.toID, d.State)
+			s.setDeployState(failed[d.State])
 		}
 	case effKubeState, effControlPlane:
 		if p, ok := kubeInProgress[sp.effect.state]; ok {
