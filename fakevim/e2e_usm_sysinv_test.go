@@ -55,13 +55,20 @@ func TestUSMDeployDuringApply(t *testing.T) {
 	h.waitState(vim.StrategySwUpgrade, vim.StateReadyToApply)
 	_, err = h.client.ApplyStrategy(ctx, vim.StrategySwUpgrade, st.UUID, nil)
 	require.NoError(t, err)
-	h.step()
-	h.step()
 	deploys, err := h.client.ListDeploys(ctx)
+	require.NoError(t, err)
+	require.Len(t, deploys, 1, "the deploy exists while start-upgrade runs")
+	assert.Equal(t, "start", deploys[0].State)
+	h.step() // start-upgrade ends
+	deploys, err = h.client.ListDeploys(ctx)
 	require.NoError(t, err)
 	require.Len(t, deploys, 1)
 	assert.Equal(t, vim.Deploy{FromRelease: "13.01.0", ToRelease: "13.01.2", FeedRepo: "/var/www/pages/feed/rel-13.01/ostree_repo",
 		CommitID: deploys[0].CommitID, State: "start-done"}, deploys[0])
+	h.step() // query-alarms ends; controller-0's upgrade-hosts starts
+	deploys, err = h.client.ListDeploys(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "host", deploys[0].State, "USM shows host while a host deploys")
 	deploying, err := h.client.ListReleases(ctx, vim.ReleaseQuery{Show: "deploying"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"starlingx-13.01.1", "starlingx-13.01.2"}, ids(deploying))
