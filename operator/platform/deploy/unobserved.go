@@ -47,7 +47,7 @@ func Unobserved(u *v1alpha1.Upgrade, transient bool, what string, err error, now
 func AbortRefused(u *v1alpha1.Upgrade, dec Decision, err error, now time.Time) Decision {
 	msg := fmt.Sprintf("the VIM refused the abort for now (%v); asking again at the next poll", err)
 	st := dec.Status
-	prev := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionProgressing)
+	prev := meta.FindStatusCondition(u.Status.Conditions, v1alpha1.ConditionProgressing) // as stored: Next already rewrote dec.Status
 	dec.Events = nil
 	if prev == nil || prev.Message != msg {
 		dec.Events = []Event{{Warning: true, Reason: ReasonAbortRefused, Message: msg}}
