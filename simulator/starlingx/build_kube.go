@@ -48,6 +48,9 @@ func (s *System) planKubeUpgrade(st *Strategy) ([]Stage, string) {
 	if reason != "" {
 		return nil, reason
 	}
+	if reason := s.kubeAlarmIssue(st.Request.AlarmRestrictions); reason != "" {
+		return nil, reason
+	}
 	reached := -1
 	if s.kubeUpgrade != nil {
 		reached = kubeStateRank(s.kubeUpgrade.State)

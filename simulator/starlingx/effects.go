@@ -1,17 +1,16 @@
 package starlingx
 
-import (
-	"fmt"
-	"strings"
-	"time"
-)
+import "time"
 
 // runEffect performs a completed step's effect on the system. A non-empty
 // return is the reason the step failed instead (build checks).
 func (s *System) runEffect(st *Strategy, e effect) string {
 	switch e.kind {
 	case effCheckAlarms:
-		return s.checkAlarms(st.Request.AlarmRestrictions)
+		// query-alarms collects the alarms and never fails here
+		// (QueryAlarmsStep fail_on_alarms=False); the sw-upgrade build
+		// fails in the precheck, the kube-upgrade build when it plans
+		// (alarms.go).
 	case effPrecheck:
 		return s.precheck(st)
 	case effCheckKubeVersions:
@@ -35,25 +34,6 @@ func (s *System) runEffect(st *Strategy, e effect) string {
 		s.runKubeEffect(e)
 	}
 	return ""
-}
-
-// checkAlarms is query-alarms in a build: strict fails on any alarm,
-// relaxed on management-affecting ones, permissive on none
-// (nfv-vim _strategy_steps.py QueryAlarmsStep).
-func (s *System) checkAlarms(restriction string) string {
-	var ids []string
-	for _, a := range s.alarms {
-		switch {
-		case restriction == AlarmsPermissive:
-		case restriction == AlarmsRelaxed && !a.MgmtAffecting:
-		default:
-			ids = append(ids, fmt.Sprintf("%q", a.ID))
-		}
-	}
-	if len(ids) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("Unignored fm alarms are present: [%s]", strings.Join(ids, ", "))
 }
 
 // swactAway makes the other controller active when name is active; a
