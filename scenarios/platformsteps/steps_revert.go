@@ -15,7 +15,7 @@ import (
 // and checks of the deploy's state history (simulator/starlingx records
 // every deploy state change as an EventDeployState).
 func registerRevert(sc *godog.ScenarioContext, w *world) {
-	sc.When(`^the USM deploy is "([^"]*)"$`, func(state string) error {
+	sc.Step(`^the USM deploy is "([^"]*)"$`, func(state string) error {
 		if _, err := w.upgrade(); err != nil {
 			return err
 		}
@@ -26,6 +26,26 @@ func registerRevert(sc *godog.ScenarioContext, w *world) {
 			return err
 		}
 		return w.runUntil(host+" to run "+rel, 12*time.Hour, func() bool { return w.hostRelease(host) == rel })
+	})
+	sc.Given(`^the system has alarm "([^"]*)" \((management-affecting|not management-affecting)\)$`, func(id, kind string) error {
+		if !w.haveCfg || w.env != nil {
+			return fmt.Errorf("describe the system first, and its alarms before 'the upgrade operator is running'")
+		}
+		w.cfg.Alarms = append(w.cfg.Alarms, starlingx.Alarm{ID: id, Severity: "major", Reason: "scenario alarm " + id,
+			EntityInstanceID: "host=controller-0", MgmtAffecting: kind == "management-affecting"})
+		return nil
+	})
+	sc.Then(`^the system has alarm "([^"]*)" raised$`, func(id string) error {
+		if !w.hasAlarm(id) {
+			return fmt.Errorf("alarm %s is not raised", id)
+		}
+		return nil
+	})
+	sc.Then(`^the system has no alarm "([^"]*)"$`, func(id string) error {
+		if w.hasAlarm(id) {
+			return fmt.Errorf("alarm %s is raised", id)
+		}
+		return nil
 	})
 	sc.Then(`^USM holds no software deploy$`, func() error {
 		if s := w.deployState(); s != "" {
@@ -100,4 +120,14 @@ func (w *world) deployHistory() []string {
 		}
 	}
 	return out
+}
+
+func (w *world) hasAlarm(id string) bool {
+	found := false
+	w.env.WithModel(func(m *starlingx.System, now time.Time) {
+		for _, a := range m.Alarms(now) {
+			found = found || a.ID == id
+		}
+	})
+	return found
 }

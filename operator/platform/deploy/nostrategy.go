@@ -22,6 +22,8 @@ func (d *decider) withoutStrategy() {
 	}
 	cur, hasWork := d.first()
 	switch {
+	case !hasWork && d.deploying() && d.live.Deploy != nil:
+		d.rollback(d.live.Deploy, "the deployment ends on the running release")
 	case !hasWork:
 		d.complete()
 		if d.failedStatus() && d.specChanged {
