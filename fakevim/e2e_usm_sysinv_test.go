@@ -120,3 +120,26 @@ func TestSpeedClock(t *testing.T) {
 	c.Skip(10 * time.Minute)
 	assert.Equal(t, t0.Add(time.Hour+11*time.Minute), c.Now())
 }
+
+// TestSwactRefusedWhileTheDeployStarts: sysinv refuses a swact while the
+// USM deploy is in a transient state (host.py
+// _semantic_check_swact_upgrade, DEPLOY_STATE_TRANSIENT_STATES) with 400
+// and its message, which the client returns as a bad request.
+func TestSwactRefusedWhileTheDeployStarts(t *testing.T) {
+	h := newHarness(t, starlingx.Duplex)
+	ctx := context.Background()
+	st, err := h.client.CreateSwUpgradeStrategy(ctx, swReq("starlingx-13.01.1"))
+	require.NoError(t, err)
+	h.waitState(vim.StrategySwUpgrade, vim.StateReadyToApply)
+	_, err = h.client.ApplyStrategy(ctx, vim.StrategySwUpgrade, st.UUID, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.client.DeleteStrategy(ctx, vim.StrategySwUpgrade, st.UUID, true))
+	deploys, err := h.client.ListDeploys(ctx)
+	require.NoError(t, err)
+	require.Len(t, deploys, 1)
+	require.Equal(t, "start", deploys[0].State)
+	err = h.client.SwactHost(ctx, "controller-0")
+	require.Error(t, err)
+	assert.True(t, vim.IsBadRequest(err), "%v", err)
+	assert.Contains(t, err.Error(), "Swact is not allowed. Upgrade in progress with 'start' state.")
+}

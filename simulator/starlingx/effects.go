@@ -1,6 +1,10 @@
 package starlingx
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // runEffect performs a completed step's effect on the system. A non-empty
 // return is the reason the step failed instead (build checks).
@@ -60,6 +64,39 @@ func (s *System) setAdmin(hosts []string, locked bool) {
 	}
 }
 
+// deployTransientStates are sysinv's DEPLOY_STATE_TRANSIENT_STATES
+// (sysinv common/constants.py).
+var deployTransientStates = []string{DeployStart, DeployActivate, DeployActivateRollback}
+
+// swactDeployRefusal is sysinv's check of a USM deploy before a swact
+// (api/controllers/v1/host.py _semantic_check_swact_upgrade): refused while
+// the deploy is in a transient state, and when the controller to swact to
+// has not deployed the new release unless neither controller has started.
+// A host has deployed (DEPLOY_HOST_DEPLOYED_STATES) when it runs the
+// target, or, while the deploy rolls back, the from-release again; it is
+// pending (DEPLOY_HOST_PENDING_STATES) otherwise.
+func (s *System) swactDeployRefusal(from string) string {
+	d := s.deploy
+	if d == nil {
+		return ""
+	}
+	if contains(deployTransientStates, d.State) {
+		return fmt.Sprintf("Swact is not allowed. Upgrade in progress with '%s' state.", d.State)
+	}
+	done := d.toID
+	if strings.Contains(d.State, "rollback") {
+		done = d.fromID
+	}
+	to := otherController(from)
+	if s.host(to).SoftwareRelease == done {
+		return ""
+	}
+	if s.host(from).SoftwareRelease != done {
+		return "" // no controller has started: both pending
+	}
+	return "Swact is not allowed. New release has not been deployed to " + to
+}
+
 // Swact is sysinv's host-swact (PATCH /v1/ihosts/{id} action=swact): the
 // named host must be the active controller of a duplex system; the other
 // controller becomes active at once. Refused (400) while a strategy is
@@ -76,6 +113,9 @@ func (s *System) Swact(now time.Time, hostname string) error {
 		return errf(400, "%s is not the active controller; swact from the active controller", hostname)
 	case s.strategy != nil && (s.strategy.State == StateApplying || s.strategy.State == StateAborting):
 		return errf(400, "Swact action not allowed while a %s strategy is %s.", s.strategy.Type, s.strategy.State)
+	}
+	if reason := s.swactDeployRefusal(hostname); reason != "" {
+		return errf(400, "%s", reason)
 	}
 	s.swactAway(hostname)
 	return nil

@@ -1,6 +1,8 @@
 package starlingx
 
 import (
+	"time"
+
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -207,4 +209,27 @@ func indexOf(list []string, s string) int {
 		}
 	}
 	return -1
+}
+
+func TestSwactRefusedDuringTransientDeployAndBeforeThePeerHasTheRelease(t *testing.T) {
+	s := newSystem(t, Duplex, func(c *Config) {
+		c.StepDurations = map[string]time.Duration{StepStartUpgrade: 10 * time.Minute}
+		c.Faults.ApplyFailures = []StageFault{{Type: SwUpgrade, Step: StepUpgradeHosts, Reason: "stop after controller-1"}}
+	})
+	st := built(t, s, swReq("starlingx-13.01.1"))
+	_, err := s.ApplyStrategy(s.Now(), SwUpgrade, st.UUID, nil)
+	require.NoError(t, err)
+	require.Equal(t, DeployStart, deployState(s))
+	// Swact is refused while a strategy applies anyway; the deploy checks
+	// need the strategy gone.
+	require.NoError(t, s.DeleteStrategy(s.Now(), SwUpgrade, "", true))
+	err = s.Swact(s.Now(), Controller0)
+	assert.Equal(t, 400, code(err))
+	assert.Contains(t, err.Error(), "Swact is not allowed. Upgrade in progress with 'start' state.")
+
+	s.deploy.State = DeployHost // controller-1 has the release, controller-0 not
+	s.host(Controller1).SoftwareRelease = "starlingx-13.01.1"
+	require.NoError(t, s.Swact(s.Now(), Controller0), "to a controller that has the release")
+	err = s.Swact(s.Now(), Controller1)
+	assert.Contains(t, err.Error(), "Swact is not allowed. New release has not been deployed to controller-0")
 }
