@@ -87,3 +87,15 @@ Feature: Platform upgrades: the failure states a real StarlingX shows, and what 
     Then within 2 hours the status is "Build Failed" with a reason containing "active alarms present [ 100.114 ]"
     When the user patches the system Upgrade with '{"spec":{"deployPolicy":{"alarmRestriction":"relaxed"}}}'
     Then the deployment completes within 3 hours
+
+  @http
+  Scenario: USM releases deployed-partial or with no state are listed, never taken for the running release
+    Given a duplex StarlingX system running "starlingx-13.01.0 / v1.33.0"
+    And USM also lists the release "starlingx-13.01.5" in state "deployed-partial" requiring ""
+    And USM also lists the release "starlingx-13.01.6" in state "" requiring ""
+    And the upgrade operator is running
+    Then the status shows release "starlingx-13.01.0 / v1.33.0", system mode "duplex", 7 uploaded product releases and 3 Kubernetes versions
+    And the condition Ready is True
+    When the user patches the system Upgrade with '{"spec":{"release":{"platform":"starlingx-13.01.2"}}}'
+    Then the deployment completes within 2 hours
+    And the system runs "starlingx-13.01.2 / v1.33.0"
