@@ -193,6 +193,10 @@ controlplane-up: controlplane ## Run a local control plane until Ctrl-C; prints 
 	$(GO) build -o $(BIN)/controlplane ./cmd/controlplane
 	$(BIN)/controlplane $(ARGS)
 
+.PHONY: test-workloads-real
+test-workloads-real: controlplane ## The StatefulSet / DaemonSet scenarios on the real controllers vs the simulator (ARGS=-rewrite records testdata/).
+	$(GO) test -tags e2e -v -count=1 -timeout 20m ./scenarios/workloads/ -run '^TestRecordReal$$' $(ARGS)
+
 .PHONY: test-controlplane
 test-controlplane: controlplane ## End-to-end test of the local control plane (real rollouts, kwok pods).
 	$(GO) test -tags e2e -v -count=1 ./scenarios/controlplane/...
@@ -258,6 +262,10 @@ test-tenant: controlplane $(HELM) ## Tenant safety (issue 14): the manager as th
 .PHONY: test-chart-e2e
 test-chart-e2e: controlplane $(HELM) ## The chart on the local control plane: two replicas with the leader stopped mid-upgrade (admission and v1alpha1 reads still served); platform.enabled against fakevim with the seed's usage examples.
 	$(GO) test -tags e2e -v -count=1 -run 'TestChartTwoReplicas|TestChartPlatformAgainstFakeVIM' ./scenarios/install/
+
+.PHONY: test-gitops
+test-gitops: controlplane $(HELM) ## Flux-, Helm- and Argo CD-like actors own the Deployments (issue 19): with docs/gitops.md's settings the upgrade completes with each image written once; without, the revert is reported and never Completed.
+	$(GO) test -tags e2e -v -count=1 -run 'TestGitOpsToolsOwnTheDeployments' ./scenarios/install/
 
 .PHONY: test-dryrun
 test-dryrun: controlplane $(HELM) $(KUSTOMIZE) flux-crds ## Server-side dry run of the kustomize and Helm renderings and of deploy/flux (Flux CRDs installed).

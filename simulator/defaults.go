@@ -22,6 +22,10 @@ func applyBuiltinDefaults(obj any) {
 			o.Spec.Replicas = ptr.To[int32](1)
 		}
 		defaultPodSpec(&o.Spec.Template.Spec)
+	case *appsv1.StatefulSet:
+		defaultStatefulSet(o)
+	case *appsv1.DaemonSet:
+		defaultDaemonSet(o)
 	case *corev1.Pod:
 		defaultPodSpec(&o.Spec)
 		if o.Spec.EnableServiceLinks == nil {

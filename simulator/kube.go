@@ -29,7 +29,8 @@ type KubeOptions struct {
 	// SchedulerDelay is the time from pod creation to binding (default 0).
 	SchedulerDelay time.Duration
 	// Nodes are the nodes pods are bound to, created Ready if missing
-	// (default one, "kwok-node-0").
+	// (default one, "kwok-node-0"; NodeNames(n) names n of them as the
+	// local control plane does).
 	Nodes []string
 	// CrashLoopRunTime is how long a "crashloop" container runs before it
 	// exits (default 500ms).
@@ -53,7 +54,8 @@ func (o KubeOptions) withDefaults() KubeOptions {
 }
 
 // InstallKubeControllers adds the models of kube-controller-manager's
-// Deployment and ReplicaSet controllers (and its garbage collector),
+// Deployment, ReplicaSet, StatefulSet and DaemonSet controllers (and its
+// garbage collector),
 // kube-scheduler and a kwok-style kubelet, and creates the nodes. It panics
 // if called twice.
 func (s *Sim) InstallKubeControllers(opts KubeOptions) {
@@ -79,6 +81,7 @@ func (s *Sim) InstallKubeControllers(opts KubeOptions) {
 		Watch{Object: &appsv1.ReplicaSet{}, Map: MapToControllerOwner("Deployment")},
 		Watch{Object: &corev1.Pod{}, Map: dc.mapDeletedPod, Filter: func(ev WatchEvent) bool { return ev.Type == watch.Deleted }},
 	).SetWatchDelay(opts.DeploymentDelay)
+	s.installWorkloadControllers(kcm)
 }
 
 // MapToControllerOwner is a Watch.Map to an object's controller owner of

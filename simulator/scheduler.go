@@ -16,8 +16,9 @@ import (
 // scheduler models kube-scheduler for pods of the default scheduler: every
 // unbound pod is bound SchedulerDelay after it appears, through the
 // pods/binding subresource, to the node with the fewest pods (ties by name;
-// the default scoring spreads pods). No resources, affinity or taints are
-// considered.
+// the default scoring spreads pods), or to the node a required node
+// affinity names by metadata.name (DaemonSet pods). No resources, other
+// affinity or taints are considered.
 type scheduler struct {
 	s     *Sim
 	c     *simClient
@@ -49,11 +50,21 @@ func (sc *scheduler) bind(key client.ObjectKey, uid types.UID) {
 		return
 	}
 	b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, UID: pod.UID},
-		Target: corev1.ObjectReference{Kind: "Node", Name: sc.pickNode()}}
+		Target: corev1.ObjectReference{Kind: "Node", Name: sc.nodeFor(pod)}}
 	if err := sc.c.SubResource("binding").Create(ctx, pod, b); err != nil && !apierrors.IsConflict(err) {
 		// the real scheduler requeues a pod whose binding failed
 		sc.s.Schedule(sc.opts.SchedulerDelay+backoffBase, "retry schedule pod "+key.String(), func() { sc.bind(key, uid) })
 	}
+}
+
+// nodeFor is the node a pod's required node affinity names by
+// metadata.name (how the DaemonSet controller pins its pods: the
+// NodeAffinity filter leaves that one node), else pickNode.
+func (sc *scheduler) nodeFor(pod *corev1.Pod) string {
+	if n := targetNodeName(pod); n != "" {
+		return n
+	}
+	return sc.pickNode()
 }
 
 // pickNode is the node with the fewest pods bound to it.

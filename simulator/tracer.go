@@ -8,11 +8,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 )
 
 // RolloutTracer writes one line per observable step of rollouts as they
-// commit: a Deployment's status counters and conditions when they change,
+// commit: a Deployment's, StatefulSet's or DaemonSet's status counters
+// (and a Deployment's conditions) when they change,
 // a ReplicaSet's size changes, and each pod's lifecycle (created, phase,
 // ready, waiting reasons, restarts, terminating, deleted). Lines start with
 // the virtual time since Options.Start, so a seeded run's trace is stable
@@ -42,7 +44,15 @@ func (t *RolloutTracer) observe(ev WatchEvent) {
 	case *appsv1.ReplicaSet:
 		t.emit("rs "+o.Name, fmt.Sprintf("replicas=%d", *o.Spec.Replicas), ev.Type == watch.Deleted)
 	case *corev1.Pod:
-		t.emit("pod "+o.Name, podSummary(o), ev.Type == watch.Deleted)
+		state := podSummary(o)
+		if ref := metav1.GetControllerOf(o); ref != nil && ref.Kind != "ReplicaSet" {
+			state += workloadPodSuffix(o)
+		}
+		t.emit("pod "+o.Name, state, ev.Type == watch.Deleted)
+	case *appsv1.StatefulSet:
+		t.emit("sts "+o.Name, StatefulSetStatusLine(o), ev.Type == watch.Deleted)
+	case *appsv1.DaemonSet:
+		t.emit("ds "+o.Name, DaemonSetStatusLine(o), ev.Type == watch.Deleted)
 	}
 }
 

@@ -72,6 +72,11 @@ func TestTranscripts(t *testing.T) {
 //	                               update the Deployment
 //	pause / resume                 set spec.paused
 //	configmap NAME                 create a ConfigMap
+//	nodes N                        simulate N nodes (before the first object)
+//	statefulset NAME key=value...  create a StatefulSet (see transcriptStatefulSet)
+//	daemonset NAME key=value...    create a DaemonSet (see transcriptDaemonSet)
+//	delete-pod NAME                delete a pod (what OnDelete waits for)
+//	delete-pod-on NODE             delete the (first, by name) live pod on a node
 func runTranscript(script string) (string, error) {
 	h := &transcriptHarness{seed: 1, out: &strings.Builder{}}
 	for n, line := range strings.Split(script, "\n") {
@@ -88,6 +93,8 @@ func runTranscript(script string) (string, error) {
 
 type transcriptHarness struct {
 	seed   int64
+	nodes  int
+	kind   string // "" (Deployment), "statefulset" or "daemonset"
 	sim    *Sim
 	tracer *RolloutTracer
 	name   string
@@ -99,12 +106,15 @@ func (h *transcriptHarness) ensureSim() {
 		return
 	}
 	h.sim = New(Options{Seed: h.seed})
-	h.sim.InstallKubeControllers(KubeOptions{})
+	h.sim.InstallKubeControllers(KubeOptions{Nodes: NodeNames(h.nodes)})
 	h.tracer = NewRolloutTracer(h.sim, h.out)
 }
 
 func (h *transcriptHarness) exec(f []string) error {
 	ctx := context.Background()
+	if handled, err := h.execWorkload(f); handled {
+		return err
+	}
 	if f[0] != "seed" && f[0] != "deployment" {
 		fmt.Fprintf(h.out, "> %s\n", strings.Join(f, " "))
 	}
@@ -131,6 +141,9 @@ func (h *transcriptHarness) exec(f []string) error {
 		if _, err := h.sim.RunFor(ctx, dur); err != nil {
 			return err
 		}
+		if f[0] == "settle" && h.kind != "" {
+			return h.printWorkload()
+		}
 		if f[0] == "settle" {
 			d := &appsv1.Deployment{}
 			if err := h.sim.Client().Get(ctx, client.ObjectKey{Namespace: "default", Name: h.name}, d); err != nil {
@@ -140,6 +153,9 @@ func (h *transcriptHarness) exec(f []string) error {
 		}
 		return nil
 	case "set", "pause", "resume":
+		if h.kind != "" {
+			return h.updateWorkload(f)
+		}
 		return h.update(f)
 	case "configmap":
 		return h.sim.Client().Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: f[1]}})

@@ -29,6 +29,10 @@ func validate(gvk schema.GroupVersionKind, obj client.Object) error {
 		errs = validateSelector(o.Spec.Selector, o.Spec.Template.Labels)
 		errs = append(errs, validateReplicas(o.Spec.Replicas)...)
 		errs = append(errs, validatePodSpec(field.NewPath("spec", "template", "spec"), &o.Spec.Template.Spec)...)
+	case *appsv1.StatefulSet:
+		errs = validateStatefulSet(o)
+	case *appsv1.DaemonSet:
+		errs = validateDaemonSet(o)
 	case *corev1.Pod:
 		errs = validatePodSpec(field.NewPath("spec"), &o.Spec)
 	}

@@ -59,6 +59,11 @@ type Options struct {
 	Seed int64
 	// Policy is the operator build under test.
 	Policy Policy
+	// Nodes is the number of kwok nodes the scenario needs (0 or 1: the one
+	// node), named simulator.NodeNames / controlplane.NodeNames: the
+	// simulator creates them; the local control plane adds the missing
+	// ones (nodes are cluster-wide: later scenarios of the suite see them).
+	Nodes int
 }
 
 // Condition is polled by Eventually and Consistently; an error stops the wait.

@@ -107,6 +107,14 @@ var _ Cluster = (*Real)(nil)
 // and starts the operator.
 func NewReal(ctx context.Context, suite *RealSuite, opts Options) (*Real, error) {
 	r := &Real{suite: suite, opts: opts, ns: namespaceFor(opts.Scenario, time.Now().UnixNano()), start: time.Now(), faults: newFaults()}
+	if opts.Nodes > 1 {
+		if suite.ControlPlane == nil {
+			return nil, fmt.Errorf("scenario %q needs %d nodes: the real backend adds nodes only to the local control plane, not to a cluster given by kubeconfig", opts.Scenario, opts.Nodes)
+		}
+		if err := suite.ControlPlane.AddNodes(ctx, controlplane.NodeNames(opts.Nodes)[1:]...); err != nil {
+			return nil, err
+		}
+	}
 	r.rec = history.NewRecorder(r.start, time.Now)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.ns}}
 	if err := suite.client.Create(ctx, ns); err != nil {

@@ -47,6 +47,7 @@ func NewSim(ctx context.Context, opts Options) (*Sim, error) {
 	customize, wrap := s.hooks(0)
 	env, err := simrun.NewEnv(ctx, simrun.Config{
 		Seed:       opts.Seed,
+		Kube:       simulator.KubeOptions{Nodes: simulator.NodeNames(opts.Nodes)},
 		Observe:    func(ev simulator.WatchEvent) { s.rec.Observe(ev.Type, ev.Object, ev.Time) },
 		Reconciler: customize,
 		Wrap:       wrap,

@@ -13,7 +13,7 @@ const (
 	// Service's ClusterIP; the serving certificate names it.
 	serviceIP          = "10.0.0.1"
 	serviceAccountIss  = "https://kubernetes.default.svc.cluster.local"
-	enabledControllers = "deployment,replicaset,serviceaccount,serviceaccount-token,namespace,garbagecollector"
+	enabledControllers = "deployment,replicaset,statefulset,daemonset,serviceaccount,serviceaccount-token,namespace,garbagecollector"
 )
 
 // ports are the TCP ports on 127.0.0.1 the components listen on.

@@ -125,6 +125,7 @@ func TestTenantCannotEscalate(t *testing.T) {
 type tenantEnv struct {
 	ctx           context.Context
 	admin, tenant client.Client
+	adminCfg      *rest.Config
 	tenantCfg     *rest.Config
 	bin           string
 
@@ -194,7 +195,7 @@ func newTenantEnv(t *testing.T, sets ...string) *tenantEnv {
 			chartArgs = append(chartArgs, a)
 		}
 	}
-	return &tenantEnv{ctx: ctx, admin: admin, tenant: tenant, tenantCfg: tenantCfg, bin: bin,
+	return &tenantEnv{ctx: ctx, admin: admin, adminCfg: cp.RESTConfig, tenant: tenant, tenantCfg: tenantCfg, bin: bin,
 		chartArgs: chartArgs, kubeconfig: kubeconfig, certDir: certDir, proxy: proxy}
 }
 

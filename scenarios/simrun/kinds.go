@@ -18,8 +18,10 @@ import (
 )
 
 // Modelled are the kinds the simulator runs a model of (Namespace is only
-// stored, but it is what the others live in).
+// stored, but it is what the others live in; ControllerRevisions are what
+// the StatefulSet and DaemonSet models keep their revisions in).
 var Modelled = []client.Object{&corev1.Namespace{}, &appsv1.Deployment{},
+	&appsv1.StatefulSet{}, &appsv1.DaemonSet{}, &appsv1.ControllerRevision{},
 	&upgradesv1alpha1.ApplicationUpgrade{}, &upgradesv1beta1.ApplicationUpgrade{}}
 
 // Inert are kinds a manifest may hold that do not change how a Deployment
@@ -36,10 +38,15 @@ var Inert = []client.Object{&corev1.Service{}, &corev1.ConfigMap{}, &corev1.Secr
 
 // CheckKind refuses, in one line, an object of a kind the simulator
 // neither models nor lists as inert (a ResourceQuota, LimitRange,
-// HorizontalPodAutoscaler, StatefulSet, a bare Pod, ...): stored and
-// ignored, it could make the simulator complete an upgrade a real cluster
-// would not.
+// HorizontalPodAutoscaler, a bare Pod, ...): stored and ignored, it could
+// make the simulator complete an upgrade a real cluster would not. A
+// StatefulSet with volumeClaimTemplates is refused too: the simulator
+// models no PersistentVolumeClaims (nor their binding, which holds pods
+// Pending on a real cluster).
 func CheckKind(obj client.Object) error {
+	if s, ok := obj.(*appsv1.StatefulSet); ok && len(s.Spec.VolumeClaimTemplates) > 0 {
+		return fmt.Errorf("statefulset %s: the simulator does not model PersistentVolumeClaims (spec.volumeClaimTemplates); remove them or run on a real cluster", client.ObjectKeyFromObject(obj))
+	}
 	for _, o := range append(append([]client.Object(nil), Modelled...), Inert...) {
 		if sameType(o, obj) {
 			return nil

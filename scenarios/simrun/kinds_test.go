@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,8 +29,13 @@ func TestCheckKindAcceptsModelledAndInertKindsAndRefusesOthersInOneLine(t *testi
 		err := CheckKind(tc.obj)
 		if assert.Error(t, err) {
 			assert.Contains(t, err.Error(), tc.want)
-			assert.Contains(t, err.Error(), "it models Namespace, Deployment, ApplicationUpgrade and accepts as inert Service, ConfigMap, Secret, ServiceAccount")
+			assert.Contains(t, err.Error(), "it models Namespace, Deployment, StatefulSet, DaemonSet, ControllerRevision, ApplicationUpgrade and accepts as inert Service, ConfigMap, Secret, ServiceAccount")
 			assert.NotContains(t, err.Error(), "\n")
 		}
+	}
+	sts := &appsv1.StatefulSet{ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{}}}}
+	err := CheckKind(sts)
+	if assert.Error(t, err) {
+		assert.Equal(t, "statefulset job-system/q: the simulator does not model PersistentVolumeClaims (spec.volumeClaimTemplates); remove them or run on a real cluster", err.Error())
 	}
 }

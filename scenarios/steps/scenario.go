@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,7 +51,11 @@ func (s *scenario) start(ctx context.Context, p *godog.Scenario) (context.Contex
 		s.tags = append(s.tags, t.Name)
 	}
 	s.roles, s.upgrades = map[string]*deploymentSpec{}, map[string]*upgradeSpec{}
-	cl, err := s.cfg.Backend.NewCluster(ctx, cluster.Options{Scenario: p.Name, Seed: s.seed, Policy: s.cfg.Policy})
+	nodes, err := nodesTag(s.tags)
+	if err != nil {
+		return ctx, err
+	}
+	cl, err := s.cfg.Backend.NewCluster(ctx, cluster.Options{Scenario: p.Name, Seed: s.seed, Policy: s.cfg.Policy, Nodes: nodes})
 	if err != nil {
 		return ctx, fmt.Errorf("start the %s cluster: %w", s.cfg.Backend.Name(), err)
 	}
@@ -349,4 +354,21 @@ func (s *scenario) phaseBecomes(ctx context.Context, name, phase string, n int, 
 		return fmt.Errorf("%w; last seen: %s", err, seen)
 	}
 	return nil
+}
+
+// nodesTag is N of a scenario's "@nodes-N" tag (the kwok nodes it needs,
+// on both backends), 0 without one; a malformed one is an error.
+func nodesTag(tags []string) (int, error) {
+	for _, t := range tags {
+		v, ok := strings.CutPrefix(t, "@nodes-")
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("tag %s: want @nodes-N with N a positive number of nodes", t)
+		}
+		return n, nil
+	}
+	return 0, nil
 }

@@ -1,0 +1,100 @@
+package workloads
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var seed = flag.Int64("seed", 1, "simulation seed")
+
+// goldenPath is where the real controllers' sequences of a scenario are kept.
+func goldenPath(name string) string { return filepath.Join("testdata", name+".txt") }
+
+// readGolden returns the sequences of a golden file (comment lines dropped).
+func readGolden(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(goldenPath(name))
+	if err != nil {
+		t.Fatalf("%v: record it with make test-workloads-real", err)
+	}
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
+
+// TestSimulatorMatchesRealControllers runs every scenario on the simulator
+// and compares its sequences with the ones the real StatefulSet and
+// DaemonSet controllers produced (testdata/, recorded on the local control
+// plane): entity by entity they must be equal, or the real one may refine
+// the simulator's (see Compare).
+func TestSimulatorMatchesRealControllers(t *testing.T) {
+	for _, sc := range Scenarios {
+		t.Run(sc.Name, func(t *testing.T) {
+			got, err := RunSim(t.Context(), sc, *seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			verdicts, err := Compare(readGolden(t, sc.Name), got, sc.PerPod)
+			for _, v := range verdicts {
+				t.Log(v)
+			}
+			if err != nil {
+				t.Errorf("simulator and real controllers differ (seed %d; replay: go test ./scenarios/workloads -run 'TestSimulatorMatchesRealControllers/%s$' -seed %d):\n%v",
+					*seed, sc.Name, *seed, err)
+			}
+		})
+	}
+}
+
+// TestSameSeedSameSequences: the new kinds replay from a seed.
+func TestSameSeedSameSequences(t *testing.T) {
+	for _, sc := range Scenarios {
+		a, errA := RunSim(t.Context(), sc, 7)
+		b, errB := RunSim(t.Context(), sc, 7)
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		if a != b {
+			t.Errorf("%s: same seed, different sequences:\n%s", sc.Name, diff(a, b))
+		}
+	}
+}
+
+// diff shows both versions of the first entity that differs.
+func diff(want, got string) string {
+	w, g := sections(want), sections(got)
+	for _, k := range append(keys(w), keys(g)...) {
+		if w[k] != g[k] {
+			return "== " + k + "\n-- real:\n" + w[k] + "-- simulator:\n" + g[k]
+		}
+	}
+	return "(equal)"
+}
+
+func sections(s string) map[string]string {
+	out := map[string]string{}
+	var cur string
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if strings.HasPrefix(l, "== ") {
+			cur = strings.TrimSpace(strings.TrimPrefix(l, "== "))
+			continue
+		}
+		out[cur] += l
+	}
+	return out
+}
+
+func keys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
