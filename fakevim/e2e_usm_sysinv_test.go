@@ -55,13 +55,20 @@ func TestUSMDeployDuringApply(t *testing.T) {
 	h.waitState(vim.StrategySwUpgrade, vim.StateReadyToApply)
 	_, err = h.client.ApplyStrategy(ctx, vim.StrategySwUpgrade, st.UUID, nil)
 	require.NoError(t, err)
-	h.step()
-	h.step()
 	deploys, err := h.client.ListDeploys(ctx)
+	require.NoError(t, err)
+	require.Len(t, deploys, 1, "the deploy exists while start-upgrade runs")
+	assert.Equal(t, "start", deploys[0].State)
+	h.step() // start-upgrade ends
+	deploys, err = h.client.ListDeploys(ctx)
 	require.NoError(t, err)
 	require.Len(t, deploys, 1)
 	assert.Equal(t, vim.Deploy{FromRelease: "13.01.0", ToRelease: "13.01.2", FeedRepo: "/var/www/pages/feed/rel-13.01/ostree_repo",
 		CommitID: deploys[0].CommitID, State: "start-done"}, deploys[0])
+	h.step() // query-alarms ends; controller-0's upgrade-hosts starts
+	deploys, err = h.client.ListDeploys(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "host", deploys[0].State, "USM shows host while a host deploys")
 	deploying, err := h.client.ListReleases(ctx, vim.ReleaseQuery{Show: "deploying"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"starlingx-13.01.1", "starlingx-13.01.2"}, ids(deploying))
@@ -112,4 +119,27 @@ func TestSpeedClock(t *testing.T) {
 	assert.Equal(t, t0.Add(time.Hour+time.Minute), c.Now(), "one model minute per real second")
 	c.Skip(10 * time.Minute)
 	assert.Equal(t, t0.Add(time.Hour+11*time.Minute), c.Now())
+}
+
+// TestSwactRefusedWhileTheDeployStarts: sysinv refuses a swact while the
+// USM deploy is in a transient state (host.py
+// _semantic_check_swact_upgrade, DEPLOY_STATE_TRANSIENT_STATES) with 400
+// and its message, which the client returns as a bad request.
+func TestSwactRefusedWhileTheDeployStarts(t *testing.T) {
+	h := newHarness(t, starlingx.Duplex)
+	ctx := context.Background()
+	st, err := h.client.CreateSwUpgradeStrategy(ctx, swReq("starlingx-13.01.1"))
+	require.NoError(t, err)
+	h.waitState(vim.StrategySwUpgrade, vim.StateReadyToApply)
+	_, err = h.client.ApplyStrategy(ctx, vim.StrategySwUpgrade, st.UUID, nil)
+	require.NoError(t, err)
+	require.NoError(t, h.client.DeleteStrategy(ctx, vim.StrategySwUpgrade, st.UUID, true))
+	deploys, err := h.client.ListDeploys(ctx)
+	require.NoError(t, err)
+	require.Len(t, deploys, 1)
+	require.Equal(t, "start", deploys[0].State)
+	err = h.client.SwactHost(ctx, "controller-0")
+	require.Error(t, err)
+	assert.True(t, vim.IsBadRequest(err), "%v", err)
+	assert.Contains(t, err.Error(), "Swact is not allowed. Upgrade in progress with 'start' state.")
 }

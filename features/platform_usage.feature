@@ -59,7 +59,8 @@ Feature: Platform upgrades: the seed's usage examples
     And the user patches the system Upgrade with '{"spec":{"release":{"platform":"starlingx-13.01.0","kubernetes":"v1.33.0"}}}'
     Then within 1 hour the status is "None" with a reason containing "aborted"
     And the VIM holds no strategy
-    And the system received 1 strategy create
+    And USM holds no software deploy
+    And the system received 2 strategy creates
 
   Scenario: the status shows live progress while a step runs
     When the user patches the system Upgrade with '{"spec":{"release":{"kubernetes":"v1.34.1"}}}'

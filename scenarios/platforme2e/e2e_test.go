@@ -226,7 +226,9 @@ func testAbort(t *testing.T, h *harness) {
 	assert.Equal(t, v1alpha1.DeployStatusNone, u.Status.ActiveDeploy.Status, u.Status.ActiveDeploy.StatusReason)
 	assert.Contains(t, u.Status.ActiveDeploy.StatusReason, "aborted")
 	assert.Nil(t, h.fakeState()["strategy"])
-	assert.Equal(t, map[string]int{"sw-upgrade": 1}, h.strategyCreates())
+	assert.Empty(t, h.fakeState()["deploys"], "the USM deploy the step started was rolled back and deleted")
+	assert.Equal(t, "starlingx-13.01.0", h.fakeState()["deployedRelease"])
+	assert.Equal(t, map[string]int{"sw-upgrade": 2}, h.strategyCreates(), "the step's strategy, then the rollback strategy")
 	actions := 0
 	for _, r := range h.fake.Requests() {
 		if r.Action == "abort" {
@@ -235,6 +237,7 @@ func testAbort(t *testing.T, h *harness) {
 	}
 	assert.Equal(t, 1, actions, "one abort action")
 	assert.Contains(t, eventReasons(t, h, "Deploy"), "DeployAborted")
+	assert.Contains(t, eventReasons(t, h, "Deploy"), "DeployRollback")
 }
 
 func (h *harness) waitUntilRuns(composite string) {

@@ -152,6 +152,9 @@ func (w *Wrapper) CreateSwUpgradeStrategy(ctx context.Context, req vim.SwUpgrade
 	if len(req.Releases) > 0 {
 		target = req.Releases[0]
 	}
+	if req.Rollback {
+		target = "rollback"
+	}
 	err = w.doc(Call{Op: "create", Type: vim.StrategySwUpgrade, Target: target}, func(c *Call) error {
 		s, err = w.next.CreateSwUpgradeStrategy(ctx, req)
 		if s != nil {

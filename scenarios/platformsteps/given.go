@@ -62,6 +62,13 @@ func registerGiven(sc *godog.ScenarioContext, w *world) {
 		})
 		return nil
 	})
+	sc.Given(`^the next apply of a sw-deploy strategy fails at its "([^"]*)" step$`, func(step string) error {
+		w.faults(func(f *starlingx.Faults) {
+			f.ApplyFailures = append(f.ApplyFailures, starlingx.StageFault{Type: starlingx.SwUpgrade, Step: step,
+				Reason: "injected failure of " + step})
+		})
+		return nil
+	})
 	sc.Given(`^the operator will crash right after it (creates|applies|deletes|swacts) the strategy of step (\d+) and restart (\d+) minutes? later$`,
 		func(action string, step, minutes int) error {
 			op := map[string]string{"creates": "create", "applies": "apply", "deletes": "delete", "swacts": "swact"}[action]

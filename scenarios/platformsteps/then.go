@@ -20,6 +20,7 @@ func registerThen(sc *godog.ScenarioContext, w *world) {
 	registerEventChecks(sc, w)
 	registerStatusChecks(sc, w)
 	registerVIMChecks(sc, w)
+	registerRevert(sc, w)
 }
 
 // settle runs until the controller has written the status for the

@@ -30,7 +30,7 @@ func (s *System) CreateStrategy(now time.Time, req CreateRequest) (Strategy, err
 			s.setState(st, StateBuildFailed)
 			return st.clone(), nil
 		}
-		st.Build = newPhase(PhaseBuild, s.swBuildStages())
+		st.Build = newPhase(PhaseBuild, s.swBuildStages(req.Rollback))
 	} else {
 		st.Build = newPhase(PhaseBuild, s.kubeBuildStages())
 	}
@@ -107,14 +107,33 @@ func (s *System) injectBuildFault(st *Strategy) {
 func (s *System) injectApplyFaults(st *Strategy) {
 	n := len(st.Apply.Stages)
 	if f, ok := takeStageFault(&s.faults.ApplyFailures, st.Type, n); ok {
-		sp := &st.Apply.Stages[f.StageID].Steps[0]
-		sp.fail = f.Reason
-		if sp.fail == "" {
-			sp.fail = fmt.Sprintf("injected apply failure at stage %d (%s)", f.StageID, st.Apply.Stages[f.StageID].Name)
+		stage, step := f.StageID, 0
+		if f.Step != "" {
+			stage, step = findStep(st.Apply, f.Step)
+		}
+		if stage >= 0 {
+			sp := &st.Apply.Stages[stage].Steps[step]
+			sp.fail = f.Reason
+			if sp.fail == "" {
+				sp.fail = fmt.Sprintf("injected apply failure at stage %d (%s)", stage, st.Apply.Stages[stage].Name)
+			}
 		}
 	}
 	if f, ok := takeStageFault(&s.faults.ApplyTimeouts, st.Type, n); ok {
 		sp := &st.Apply.Stages[f.StageID].Steps[0]
 		sp.duration = sp.Timeout + time.Second
 	}
+}
+
+// findStep is the stage and step index of the first step named name, or
+// -1 when the phase has none.
+func findStep(p Phase, name string) (int, int) {
+	for i, sg := range p.Stages {
+		for j, sp := range sg.Steps {
+			if sp.Name == name {
+				return i, j
+			}
+		}
+	}
+	return -1, 0
 }

@@ -104,6 +104,11 @@ func (s *System) AbortStrategy(now time.Time, typ StrategyType, uuid string, sta
 	if st.State != StateApplying {
 		return Strategy{}, errf(400, "Abort rejected: abort can only be executed when the strategy is applying")
 	}
+	if st.Type == KubeUpgrade && s.cfg.Mode.IsDuplex() {
+		// KubeUpgradeStrategy.is_abortable: "duplex systems are not allowed
+		// to abort in any step, requiring a backup and restore".
+		return Strategy{}, errf(400, "Abort rejected: abort is not supported for %s in the current configuration.", st.Type)
+	}
 	if ph.CurrentStage < len(ph.Stages) && !ph.Stages[ph.CurrentStage].abortable {
 		return Strategy{}, errf(400, "Abort rejected: cannot abort during %s stage.", ph.Stages[ph.CurrentStage].Name)
 	}

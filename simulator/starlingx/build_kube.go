@@ -29,6 +29,12 @@ func kubeStateRank(state string) int {
 			return i
 		}
 	}
+	// A step in progress or failed (transient.go) resumes at that step.
+	for done, p := range kubeInProgress {
+		if p[0] == state || p[1] == state {
+			return kubeStateRank(done) - 1
+		}
+	}
 	return -1
 }
 
@@ -40,6 +46,9 @@ func (s *System) planKubeUpgrade(st *Strategy) ([]Stage, string) {
 	to := st.Request.ToVersion
 	hops, reason := s.kubeHops(to)
 	if reason != "" {
+		return nil, reason
+	}
+	if reason := s.kubeAlarmIssue(st.Request.AlarmRestrictions); reason != "" {
 		return nil, reason
 	}
 	reached := -1

@@ -1,7 +1,14 @@
 package starlingx
 
-// swBuildStages is the sw-upgrade build phase (SwUpgradeStrategy._build_normal).
-func (s *System) swBuildStages() []Stage {
+// swBuildStages is the sw-upgrade build phase (SwUpgradeStrategy._build_normal;
+// a rollback strategy's _build_rollback has no precheck).
+func (s *System) swBuildStages(rollback bool) []Stage {
+	if rollback {
+		return []Stage{{Name: StageSwUpgradeQuery, abortable: true, Steps: []Step{
+			s.newStep(StepQueryAlarms, effect{kind: effCheckAlarms}),
+			s.newStep(StepQueryUpgrade, effect{}),
+		}}}
+	}
 	return []Stage{{Name: StageSwUpgradeQuery, abortable: true, Steps: []Step{
 		s.newStep(StepQueryAlarms, effect{kind: effCheckAlarms}),
 		s.newStep(StepQueryUpgrade, effect{}),
@@ -15,13 +22,17 @@ func swUnmodelled(req CreateRequest) string {
 	switch {
 	case len(req.Releases) > 0 && req.Rollback:
 		return "Cannot set both release and rollback"
-	case req.Rollback:
-		return "rollback is not modelled by this system model"
+	case req.Rollback && req.Delete:
+		return "Cannot set both delete and rollback, delete is set by default"
+	case req.Rollback && req.Snapshot:
+		return "Cannot set both snapshot and rollback, if snapshot is available it will be forcibly used."
+	case req.Rollback && req.KubeUpgrade != "":
+		return "Cannot set both kube_upgrade and rollback"
 	case req.Cleanup:
 		return "cleanup is not modelled by this system model"
 	case req.KubeUpgrade != "":
 		return "a combined sw-upgrade with kube-upgrade is not modelled by this system model; create a kube-upgrade strategy after the sw-upgrade"
-	case len(req.Releases) > 1:
+	case len(req.Releases) > 1 && !req.Rollback:
 		return "this system model deploys one release per strategy; pass exactly one release"
 	}
 	return ""

@@ -12,13 +12,9 @@ func (s *System) swHostStages(p *hostPlan, st *Strategy, target *Release, major 
 		if req.ControllerApplyType == ApplyParallel {
 			return nil, "parallel apply type not allowed for controllers"
 		}
-		name := StageSwUpgradeControllers
-		if s.cfg.SystemType == "All-in-one" {
-			name = StageSwUpgradeWorkers // AIO controllers use the worker stages
-		}
 		for _, h := range s.orderControllers(ctrls, major, p.active) {
 			act := s.newStep(StepUpgradeHosts, effect{kind: effUpgradeHost, hosts: names(h)}, h)
-			stages = append(stages, p.hostStage(name, []*Host{h}, act, target.RebootRequired))
+			stages = append(stages, s.controllerStage(p, h, act, target.RebootRequired))
 		}
 	}
 	for _, batch := range workerBatches(pendingHosts(target.ID, s.workers()), req) {

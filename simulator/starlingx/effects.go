@@ -11,7 +11,10 @@ import (
 func (s *System) runEffect(st *Strategy, e effect) string {
 	switch e.kind {
 	case effCheckAlarms:
-		return s.checkAlarms(st.Request.AlarmRestrictions)
+		// query-alarms collects the alarms and never fails here
+		// (QueryAlarmsStep fail_on_alarms=False); the sw-upgrade build
+		// fails in the precheck, the kube-upgrade build when it plans
+		// (alarms.go).
 	case effPrecheck:
 		return s.precheck(st)
 	case effCheckKubeVersions:
@@ -26,6 +29,8 @@ func (s *System) runEffect(st *Strategy, e effect) string {
 		s.swactAway(e.hosts[0])
 	case effLock, effUnlock:
 		s.setAdmin(e.hosts, e.kind == effLock)
+	case effKubeAbort:
+		return s.endKubeAbort()
 	default:
 		if reason := s.runDeployEffect(st, e); reason != "" {
 			return reason
@@ -33,25 +38,6 @@ func (s *System) runEffect(st *Strategy, e effect) string {
 		s.runKubeEffect(e)
 	}
 	return ""
-}
-
-// checkAlarms is query-alarms in a build: strict fails on any alarm,
-// relaxed on management-affecting ones, permissive on none
-// (nfv-vim _strategy_steps.py QueryAlarmsStep).
-func (s *System) checkAlarms(restriction string) string {
-	var ids []string
-	for _, a := range s.alarms {
-		switch {
-		case restriction == AlarmsPermissive:
-		case restriction == AlarmsRelaxed && !a.MgmtAffecting:
-		default:
-			ids = append(ids, fmt.Sprintf("%q", a.ID))
-		}
-	}
-	if len(ids) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("Unignored fm alarms are present: [%s]", strings.Join(ids, ", "))
 }
 
 // swactAway makes the other controller active when name is active; a
@@ -78,6 +64,39 @@ func (s *System) setAdmin(hosts []string, locked bool) {
 	}
 }
 
+// deployTransientStates are sysinv's DEPLOY_STATE_TRANSIENT_STATES
+// (sysinv common/constants.py).
+var deployTransientStates = []string{DeployStart, DeployActivate, DeployActivateRollback}
+
+// swactDeployRefusal is sysinv's check of a USM deploy before a swact
+// (api/controllers/v1/host.py _semantic_check_swact_upgrade): refused while
+// the deploy is in a transient state, and when the controller to swact to
+// has not deployed the new release unless neither controller has started.
+// A host has deployed (DEPLOY_HOST_DEPLOYED_STATES) when it runs the
+// target, or, while the deploy rolls back, the from-release again; it is
+// pending (DEPLOY_HOST_PENDING_STATES) otherwise.
+func (s *System) swactDeployRefusal(from string) string {
+	d := s.deploy
+	if d == nil {
+		return ""
+	}
+	if contains(deployTransientStates, d.State) {
+		return fmt.Sprintf("Swact is not allowed. Upgrade in progress with '%s' state.", d.State)
+	}
+	done := d.toID
+	if strings.Contains(d.State, "rollback") {
+		done = d.fromID
+	}
+	to := otherController(from)
+	if s.host(to).SoftwareRelease == done {
+		return ""
+	}
+	if s.host(from).SoftwareRelease != done {
+		return "" // no controller has started: both pending
+	}
+	return "Swact is not allowed. New release has not been deployed to " + to
+}
+
 // Swact is sysinv's host-swact (PATCH /v1/ihosts/{id} action=swact): the
 // named host must be the active controller of a duplex system; the other
 // controller becomes active at once. Refused (400) while a strategy is
@@ -94,6 +113,9 @@ func (s *System) Swact(now time.Time, hostname string) error {
 		return errf(400, "%s is not the active controller; swact from the active controller", hostname)
 	case s.strategy != nil && (s.strategy.State == StateApplying || s.strategy.State == StateAborting):
 		return errf(400, "Swact action not allowed while a %s strategy is %s.", s.strategy.Type, s.strategy.State)
+	}
+	if reason := s.swactDeployRefusal(hostname); reason != "" {
+		return errf(400, "%s", reason)
 	}
 	s.swactAway(hostname)
 	return nil

@@ -17,6 +17,7 @@ const (
 	EventReleaseDeployed = "release-deployed"
 	EventKubeActive      = "kube-active"
 	EventStep            = "step"
+	EventDeployState     = "deploy-state"
 )
 
 func (s *System) record(kind, subject, detail string) {

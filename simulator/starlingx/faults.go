@@ -28,6 +28,9 @@ type StageFault struct {
 	StageID int
 	Type    StrategyType
 	Reason  string // step reason; default "injected apply failure"
+	// Step, when set, names the step that fails instead: the first step of
+	// that name in the apply phase (StageID is then ignored).
+	Step string
 }
 
 func (f Faults) clone() Faults {
@@ -40,7 +43,7 @@ func (f Faults) clone() Faults {
 // stage exists in a phase of n stages.
 func takeStageFault(list *[]StageFault, typ StrategyType, n int) (StageFault, bool) {
 	for i, f := range *list {
-		if (f.Type == "" || f.Type == typ) && f.StageID >= 0 && f.StageID < n {
+		if (f.Type == "" || f.Type == typ) && (f.Step != "" || f.StageID >= 0 && f.StageID < n) {
 			*list = append((*list)[:i:i], (*list)[i+1:]...)
 			return f, true
 		}

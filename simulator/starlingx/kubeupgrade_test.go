@@ -41,7 +41,7 @@ func TestKubeUpgradeDuplex(t *testing.T) {
 	assert.Equal(t, "", s.ActiveKubeVersion(s.Now()))
 	ku := s.KubeUpgrades(s.Now())
 	require.Len(t, ku, 1)
-	assert.Equal(t, KubeUpgradeFirstMaster, ku[0].State)
+	assert.Equal(t, "upgrading-second-master", ku[0].State, "the second control plane's step runs: sysinv shows it in progress")
 	assert.Equal(t, "v1.33.0", ku[0].FromVersion)
 
 	runToEnd(t, s)

@@ -11,6 +11,10 @@ const (
 	StageSwUpgradeWorkers     = "sw-upgrade-worker-hosts"
 	StageSwUpgradeComplete    = "sw-upgrade-complete"
 	StageSwDeployDelete       = "sw-deploy-delete"
+	// Rollback strategy stages (SwUpgradeStrategy._add_rollback_start_stage,
+	// _add_rollback_complete_stage).
+	StageSwUpgradeRollbackStart    = "sw-upgrade-rollback-start"
+	StageSwUpgradeRollbackComplete = "sw-upgrade-rollback-complete"
 
 	StageKubeUpgradeQuery        = "kube-upgrade-query"
 	StageKubeUpgradeStart        = "kube-upgrade-start"
@@ -44,6 +48,9 @@ const (
 	StepActivateUpgrade        = "activate-upgrade"
 	StepCompleteUpgrade        = "complete-upgrade"
 	StepDeployDelete           = "deploy-delete"
+	StepSwDeployAbort          = "sw-deploy-abort"             // SwDeployAbortStep, timeout 60 s
+	StepSwDeployActivateRbk    = "sw-deploy-activate-rollback" // SwDeployActivateRollbackStep, timeout 1830 s
+	StepKubeUpgradeAbort       = "kube-upgrade-abort"          // kube_upgrade_steps.py KubeUpgradeAbortStep (simplex only)
 	StepQueryKubeVersions      = "query-kube-versions"
 	StepQueryKubeUpgrade       = "query-kube-upgrade"
 	StepQueryKubeHostUpgrade   = "query-kube-host-upgrade"

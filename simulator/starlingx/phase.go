@@ -54,7 +54,11 @@ func (s *System) finishBuild(st *Strategy) {
 	var reason string
 	switch st.Type {
 	case SwUpgrade:
-		stages, reason = s.planSwUpgrade(st)
+		if st.Request.Rollback {
+			stages, reason = s.planSwRollback(st)
+		} else {
+			stages, reason = s.planSwUpgrade(st)
+		}
 	case KubeUpgrade:
 		stages, reason = s.planKubeUpgrade(st)
 	}
@@ -67,20 +71,22 @@ func (s *System) finishBuild(st *Strategy) {
 	s.setState(st, StateReadyToApply)
 }
 
-// startAbortPhase runs the abort phase. The model's abort phase has no
-// stages (the VIM's sw-upgrade and kube-upgrade stages return no abort
-// stages), so it completes at once: "aborting" becomes "aborted", while
-// "apply-failed" / "apply-timeout" stay as they are with current-phase
-// "abort". An aborted kube upgrade whose control planes already moved keeps
-// its sysinv state, so a new strategy to the same version resumes it.
+// startAbortPhase runs the abort phase. The sw-upgrade stages have no
+// abort steps, so that abort phase has no stages and completes at once:
+// "aborting" becomes "aborted", while "apply-failed" / "apply-timeout" stay
+// as they are with current-phase "abort". A kube-upgrade on a simplex
+// system aborts the kube upgrade: each kube step's abort is a
+// kube-upgrade-abort step (kube_upgrade_steps.py AbstractKubeUpgradeStep
+// _abort, single controller only), modelled as one stage of one step; on a
+// duplex system there is none (and the VIM refuses the abort action).
 func (s *System) startAbortPhase(st *Strategy) {
 	st.CurrentPhase = PhaseAbort
-	st.Abort = newPhase(PhaseAbort, nil)
-	if u := s.kubeUpgrade; u != nil && st.Type == KubeUpgrade && st.State == StateAborting &&
-		kubeStateRank(u.State) < kubeStateRank(KubeUpgradeFirstMaster) {
-		u.State = KubeUpgradeAborted // nothing ran the new version yet
+	var stages []Stage
+	if st.Type == KubeUpgrade && !s.cfg.Mode.IsDuplex() && s.kubeUpgrade != nil {
+		stages = []Stage{{Name: StepKubeUpgradeAbort, Steps: []Step{s.newStep(StepKubeUpgradeAbort, effect{kind: effKubeAbort})}}}
 	}
-	s.startPhase(st, &st.Abort, 0)
+	st.Abort = newPhase(PhaseAbort, stages)
+	s.startPhase(st, &st.Abort, len(stages))
 }
 
 func (s *System) setState(st *Strategy, state StrategyState) {

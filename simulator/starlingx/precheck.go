@@ -25,6 +25,9 @@ func (s *System) precheck(st *Strategy) string {
 	if tid.compare(did) < 0 {
 		issues = append(issues, fmt.Sprintf("Release %s is older than the deployed release %s: downgrades are not supported", target.ID, s.deployed))
 	}
+	if a := s.precheckAlarmIssue(st.Request.AlarmRestrictions); a != "" {
+		issues = append(issues, a)
+	}
 	if tid.sameMajor(did) {
 		issues = append(issues, s.patchIssues(target)...)
 	} else {

@@ -66,12 +66,15 @@ func (s *System) fire() {
 	case sp.duration > sp.Timeout:
 		sp.Result = ResultTimedOut
 		sp.Reason = fmt.Sprintf("Step (%s) timed out, timeout_in_secs=%d.", sp.Name, int(sp.Timeout/time.Second))
+		s.stepFailed(sp)
 	case sp.fail != "":
 		sp.Result, sp.Reason = ResultFailed, sp.fail
+		s.stepFailed(sp)
 	default:
 		before := s.activeKube()
 		if reason := s.runEffect(st, sp.effect); reason != "" {
 			sp.Result, sp.Reason = ResultFailed, reason
+			s.stepFailed(sp)
 		} else {
 			sp.Result = ResultSuccess
 		}
@@ -95,7 +98,7 @@ func (s *System) afterStep(st *Strategy, ph *Phase, sg *Stage) {
 		s.endStage(sg, ResultAborted, "")
 		s.endPhase(st, ph, ResultAborted, "")
 	case sg.CurrentStep < len(sg.Steps):
-		s.startStep(&sg.Steps[sg.CurrentStep])
+		s.startStep(st, &sg.Steps[sg.CurrentStep])
 	default:
 		s.endStage(sg, ResultSuccess, "")
 		ph.CurrentStage++
@@ -136,10 +139,13 @@ func (s *System) startStage(st *Strategy, ph *Phase) {
 		s.continuePhase(st, ph)
 		return
 	}
-	s.startStep(&sg.Steps[0])
+	s.startStep(st, &sg.Steps[0])
 }
 
-func (s *System) startStep(sp *Step) { sp.Start, sp.Result = s.now, ResultInProgress }
+func (s *System) startStep(st *Strategy, sp *Step) {
+	sp.Start, sp.Result = s.now, ResultInProgress
+	s.stepStarted(st, sp)
+}
 
 func (s *System) endStage(sg *Stage, r Result, reason string) {
 	sg.InProgress, sg.Result, sg.Reason, sg.End = false, r, reason, s.now

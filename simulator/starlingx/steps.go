@@ -23,6 +23,10 @@ const (
 	effControlPlane
 	effKubelet
 	effKubeCleanup
+	effDeployAbort
+	effActivateRollback
+	effRollbackHost
+	effKubeAbort
 )
 
 // effect is a step's action with its arguments.

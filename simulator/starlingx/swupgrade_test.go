@@ -37,6 +37,8 @@ func TestSwUpgradePatchAppliesRelease(t *testing.T) {
 	require.NoError(t, err)
 
 	runUntil(t, s, func() bool { return len(s.Deploys(s.Now())) == 1 })
+	assert.Equal(t, DeployStart, s.Deploys(s.Now())[0].State, "the deploy exists while start-upgrade runs")
+	runUntil(t, s, func() bool { return s.Deploys(s.Now())[0].State == DeployStartDone })
 	d := s.Deploys(s.Now())[0]
 	assert.Equal(t, "13.01.0", d.FromRelease)
 	assert.Equal(t, "13.01.2", d.ToRelease)
@@ -102,7 +104,7 @@ func TestSwUpgradeBuildFailures(t *testing.T) {
 		}, "Active controller is controller-0: [Fail]"},
 		{"strict alarms", Simplex, "starlingx-13.01.1", func(c *Config) {
 			c.Alarms = []Alarm{{ID: "100.114", Severity: "minor"}}
-		}, `Unignored fm alarms are present: ["100.114"]`},
+		}, `No alarms: [Fail] [1] alarms found, [0] of which are management affecting`},
 		{"required release unavailable", Simplex, "starlingx-13.01.2", func(c *Config) {
 			c.Releases[1].State = ReleaseUnavailable
 		}, "Required release starlingx-13.01.1 is unavailable"},
@@ -124,20 +126,61 @@ func TestSwUpgradeBuildFailures(t *testing.T) {
 	}
 }
 
+// TestAlarmRestrictions: a sw-upgrade build fails on alarms in USM's
+// deploy precheck (sysinv health, precheck ignore list; relaxed and
+// permissive pass force, which lets non-management-affecting alarms
+// through but never management-affecting ones); a kube-upgrade build fails
+// on alarms outside the VIM's kube ignore list (relaxed skips those not
+// management-affecting, permissive all).
 func TestAlarmRestrictions(t *testing.T) {
-	alarms := []Alarm{{ID: "100.114"}, {ID: "200.001", MgmtAffecting: true}}
+	minor := Alarm{ID: "100.114"}
+	locked := Alarm{ID: "200.001", MgmtAffecting: true} // on the VIM's kube ignore list, not on the precheck's
+	subcloud := Alarm{ID: "280.001", MgmtAffecting: true}
 	for _, c := range []struct {
+		typ         StrategyType
+		alarms      []Alarm
 		restriction string
 		want        StrategyState
-	}{{AlarmsStrict, StateBuildFailed}, {AlarmsRelaxed, StateBuildFailed}, {AlarmsPermissive, StateReadyToApply}} {
-		s := newSystem(t, Simplex, func(cfg *Config) { cfg.Alarms = alarms })
+		reason      string
+	}{
+		{SwUpgrade, []Alarm{minor}, AlarmsStrict, StateBuildFailed, "[1] alarms found, [0] of which are management affecting"},
+		{SwUpgrade, []Alarm{minor}, AlarmsRelaxed, StateReadyToApply, ""},
+		{SwUpgrade, []Alarm{minor, locked}, AlarmsPermissive, StateBuildFailed, "[2] alarms found, [1] of which are management affecting"},
+		{SwUpgrade, []Alarm{subcloud}, AlarmsStrict, StateReadyToApply, ""},
+		{KubeUpgrade, []Alarm{minor, locked}, AlarmsStrict, StateBuildFailed, "active alarms present [ 100.114 ]"},
+		{KubeUpgrade, []Alarm{minor, locked}, AlarmsRelaxed, StateReadyToApply, ""},
+		{KubeUpgrade, []Alarm{{ID: "100.101", MgmtAffecting: true}}, AlarmsPermissive, StateReadyToApply, ""},
+	} {
+		s := newSystem(t, Simplex, func(cfg *Config) { cfg.Alarms = c.alarms })
 		req := swReq("starlingx-13.01.1")
+		if c.typ == KubeUpgrade {
+			req = kubeReq("v1.34.1")
+		}
 		req.AlarmRestrictions = c.restriction
 		st := built(t, s, req)
-		assert.Equal(t, c.want, st.State, c.restriction)
-		if c.restriction == AlarmsRelaxed {
-			assert.Contains(t, st.Build.Reason, `"200.001"`)
-			assert.NotContains(t, st.Build.Reason, `"100.114"`)
-		}
+		assert.Equal(t, c.want, st.State, "%s %s %v: %s", c.typ, c.restriction, c.alarms, st.Build.Reason)
+		assert.Contains(t, st.Build.Reason, c.reason)
 	}
+}
+
+func TestVIMAlarmsFollowTheStrategyUntilDeleted(t *testing.T) {
+	s := newSystem(t, Simplex, func(c *Config) { c.Faults.ApplyFailures = []StageFault{{StageID: 1, Type: SwUpgrade}} })
+	ids := func() []string {
+		var out []string
+		for _, a := range s.Alarms(s.Now()) {
+			out = append(out, a.ID)
+		}
+		return out
+	}
+	st := built(t, s, swReq("starlingx-13.01.1"))
+	assert.Empty(t, ids(), "no alarm while building or ready")
+	_, err := s.ApplyStrategy(s.Now(), SwUpgrade, st.UUID, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{AlarmSwUpgradeInProgress}, ids())
+	runToEnd(t, s)
+	got, _ := s.Strategy(s.Now(), SwUpgrade)
+	require.Equal(t, StateApplyFailed, got.State)
+	assert.Equal(t, []string{AlarmSwUpgradeFailed}, ids(), "raised after apply-failed, kept while the strategy is kept")
+	require.NoError(t, s.DeleteStrategy(s.Now(), SwUpgrade, "", false))
+	assert.Empty(t, ids(), "cleared when the strategy is deleted")
 }

@@ -46,8 +46,10 @@ type Deploy struct {
 	RebootRequired bool
 	State          string // Deploy* constants
 
-	toID     string   // release id being deployed
-	together []string // older patches of the same major deployed with it
+	toID        string   // release id being deployed
+	fromID      string   // release id deployed before (the rollback target)
+	together    []string // older patches of the same major deployed with it
+	initialKube string   // active Kubernetes version at deploy start (software_deploy_abort_api checks it)
 }
 
 // KubeUpgradeRecord is sysinv's kube_upgrade (GET /v1/kube_upgrade).

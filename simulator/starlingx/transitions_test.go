@@ -211,9 +211,17 @@ func TestAbortWhilePausedAndNonAbortableStage(t *testing.T) {
 	_, err := s.ApplyStrategy(s.Now(), SwUpgrade, st.UUID, ptr(0))
 	require.NoError(t, err)
 	runToEnd(t, s)
+	_, err = s.AbortStrategy(s.Now(), SwUpgrade, st.UUID, nil)
+	assert.Equal(t, 400, code(err), "paused before a controller stage: the VIM checks the next stage (_is_abortable)")
+	assert.Contains(t, err.Error(), "Abort rejected: cannot abort during sw-upgrade-controllers stage.")
+	for stage := 1; stage <= 2; stage++ {
+		_, err = s.ApplyStrategy(s.Now(), SwUpgrade, st.UUID, ptr(stage))
+		require.NoError(t, err)
+		runToEnd(t, s)
+	}
 	got, err := s.AbortStrategy(s.Now(), SwUpgrade, st.UUID, nil)
 	require.NoError(t, err)
-	assert.Equal(t, StateAborted, got.State, "paused between stages: aborted at once")
+	assert.Equal(t, StateAborted, got.State, "paused before a worker stage: aborted at once")
 
 	k := newSystem(t, Simplex)
 	ks := built(t, k, kubeReq("v1.34.1"))
@@ -310,17 +318,19 @@ func TestAbortMidStage(t *testing.T) {
 	s, st := reach(t, StateApplying)
 	runUntil(t, s, func() bool {
 		cur, _ := s.Strategy(s.Now(), SwUpgrade)
-		return cur.Apply.CurrentStage == 1
+		return cur.Apply.CurrentStage == 3
 	})
+	cur, _ := s.Strategy(s.Now(), SwUpgrade)
+	require.Equal(t, StageSwUpgradeWorkers, cur.Apply.Stages[3].Name, "worker stages can be aborted; controller stages cannot")
 	_, err := s.AbortStrategy(s.Now(), SwUpgrade, st.UUID, nil)
 	require.NoError(t, err)
-	cur, _ := s.Strategy(s.Now(), SwUpgrade)
+	cur, _ = s.Strategy(s.Now(), SwUpgrade)
 	require.Equal(t, StateAborting, cur.State)
 	assert.Error(t, s.DeleteStrategy(s.Now(), SwUpgrade, st.UUID, false), "no delete while aborting")
 	runToEnd(t, s)
 	cur, _ = s.Strategy(s.Now(), SwUpgrade)
 	assert.Equal(t, StateAborted, cur.State)
-	assert.Equal(t, ResultAborted, cur.Apply.Stages[1].Result)
-	assert.Equal(t, ResultSuccess, cur.Apply.Stages[1].Steps[0].Result)
-	assert.Equal(t, ResultInitial, cur.Apply.Stages[1].Steps[1].Result)
+	assert.Equal(t, ResultAborted, cur.Apply.Stages[3].Result)
+	assert.Equal(t, ResultSuccess, cur.Apply.Stages[3].Steps[0].Result)
+	assert.Equal(t, ResultInitial, cur.Apply.Stages[3].Steps[1].Result)
 }

@@ -127,6 +127,22 @@ const (
 	DeployActivateDone   = "activate-done"
 	DeployActivateFailed = "activate-failed"
 	DeployCompleted      = "completed"
+
+	// Rollback states: software_controller.py software_deploy_abort_api
+	// moves a deploy to host-rollback (before activate) or
+	// activate-rollback-pending (activate-done, activate-failed,
+	// completed) through deploy_state.py DeployState.abort;
+	// software_deploy_activate_rollback_api walks activate-rollback →
+	// activate-rollback-done; software_deploy_host_rollback_api then rolls
+	// the hosts back (host-rollback → host-rollback-done, via
+	// DeployState.deploy_host and deploy_host_done).
+	DeployHostRollback            = "host-rollback"
+	DeployHostRollbackDone        = "host-rollback-done"
+	DeployHostRollbackFailed      = "host-rollback-failed"
+	DeployActivateRollback        = "activate-rollback"
+	DeployActivateRollbackDone    = "activate-rollback-done"
+	DeployActivateRollbackFailed  = "activate-rollback-failed"
+	DeployActivateRollbackPending = "activate-rollback-pending"
 )
 
 // Kubernetes version states (sysinv common/kubernetes.py KUBE_STATE_*).
@@ -153,6 +169,12 @@ const (
 	KubeUpgradeComplete          = "upgrade-complete"
 	KubeUpgradePostUpdatedApps   = "post-updated-apps"
 	KubeUpgradeAborted           = "upgrade-aborted"
+	// KubeUpgradeAborting is set by sysinv's kube_upgrade.py
+	// KubeUpgradeController.patch (state upgrade-aborting) once a control
+	// plane moved; the conductor's kube_upgrade_abort restores the
+	// from_version and ends upgrade-aborted or upgrade-aborting-failed.
+	KubeUpgradeAborting       = "upgrade-aborting"
+	KubeUpgradeAbortingFailed = "upgrade-aborting-failed"
 )
 
 // Host personalities and controller names.

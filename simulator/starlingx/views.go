@@ -156,10 +156,11 @@ func (s *System) KubeUpgrades(now time.Time) []KubeUpgradeRecord {
 	return []KubeUpgradeRecord{*s.kubeUpgrade}
 }
 
-// Alarms returns the active alarms.
+// Alarms returns the active alarms: the configured ones and the one the
+// VIM raises for its strategy (alarms.go vimAlarm).
 func (s *System) Alarms(now time.Time) []Alarm {
 	s.Advance(now)
-	return append([]Alarm(nil), s.alarms...)
+	return s.activeAlarms()
 }
 
 // SetAlarms replaces the active alarms.

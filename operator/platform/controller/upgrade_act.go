@@ -28,6 +28,17 @@ func act(ctx context.Context, c vim.Client, a deploy.Action) error {
 		return c.DeleteStrategy(ctx, t, a.UUID, a.Force)
 	case deploy.ActSwact:
 		return c.SwactHost(ctx, a.Host)
+	case deploy.ActRollback:
+		// SwUpgradeStrategyCreateData with rollback: no release, no delete
+		// (the VIM refuses "Cannot set both delete and rollback, delete is
+		// set by default": SwUpgradeStrategy.build).
+		_, err := c.CreateSwUpgradeStrategy(ctx, vim.SwUpgradeRequest{
+			Releases: []string{}, Rollback: true,
+			ControllerApplyType: vim.ApplyType(a.Policy.ControllerApplyType), WorkerApplyType: vim.ApplyType(a.Policy.WorkerApplyType),
+			MaxParallelWorkerHosts: int(a.Policy.MaxParallelWorkerHosts), DefaultInstanceAction: string(a.Policy.InstanceAction),
+			AlarmRestrictions: string(a.Policy.AlarmRestriction),
+		})
+		return err
 	}
 	return fmt.Errorf("unknown action %q", a.Kind)
 }

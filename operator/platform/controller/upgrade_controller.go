@@ -74,6 +74,15 @@ func (r *UpgradeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	logger := log.FromContext(ctx)
 	if d.Action.Kind != deploy.ActNone {
 		if err := act(ctx, r.VIM, d.Action); err != nil {
+			if d.Action.Kind == deploy.ActAbort && vim.IsBadRequest(err) {
+				d = deploy.AbortRefused(&u, d, err, r.now())
+				logger.Info("the VIM refused the abort; asking again at the next poll", "error", err.Error())
+				if err := r.patchStatus(ctx, &u, d.Status); err != nil {
+					return ctrl.Result{}, err
+				}
+				r.emit(&u, d.Events)
+				return ctrl.Result{RequeueAfter: r.interval(d.Requeue)}, nil
+			}
 			if vim.IsConflict(err) || vim.IsNotFound(err) {
 				logger.Info("the system changed under the action; observing again", "action", d.Action.String(), "error", err.Error())
 				return ctrl.Result{RequeueAfter: r.interval(deploy.RequeueSoon)}, nil

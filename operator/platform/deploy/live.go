@@ -48,15 +48,22 @@ func LiveFrom(a Answers) (Live, error) {
 	}
 	for _, d := range a.Deploys {
 		l.DeployInProgress = fmt.Sprintf("%s → %s (%s)", d.FromRelease, d.ToRelease, d.State)
+		l.Deploy = &USMDeploy{From: d.FromRelease, To: d.ToRelease, State: d.State}
 	}
 	for _, k := range a.KubeUpgrades {
-		l.KubeUpgradeInProgress = fmt.Sprintf("%s → %s (%s)", k.FromVersion, k.ToVersion, k.State)
+		if k.State != KubeUpgradeAborted {
+			l.KubeUpgradeInProgress = fmt.Sprintf("%s → %s (%s)", k.FromVersion, k.ToVersion, k.State)
+		}
 	}
 	if a.Strategy != nil {
 		l.Strategy = StrategyFrom(a.Strategy)
 	}
 	return l, nil
 }
+
+// KubeUpgradeAborted is sysinv's upgrade-aborted (common/kubernetes.py
+// KUBE_UPGRADE_ABORTED).
+const KubeUpgradeAborted = "upgrade-aborted"
 
 // StrategyFrom converts a VIM strategy.
 func StrategyFrom(s *vim.Strategy) *Strategy {
@@ -70,6 +77,11 @@ func StrategyFrom(s *vim.Strategy) *Strategy {
 		if len(s.Release) > 0 {
 			out.Target = s.Release[0]
 		}
+		// The operator always names the release of a forward step; a
+		// sw-upgrade strategy without one is a rollback (or a cleanup,
+		// which the operator never creates and treats the same: not a
+		// step of its plan).
+		out.Rollback = len(s.Release) == 0
 	}
 	if out.Reason == "" && (s.State == vim.StateBuildFailed || s.State == vim.StateBuildTimeout) {
 		out.Reason = s.BuildPhase.Reason

@@ -22,6 +22,8 @@ func (d *decider) withoutStrategy() {
 	}
 	cur, hasWork := d.first()
 	switch {
+	case !hasWork && d.deploying() && d.live.Deploy != nil:
+		d.rollback(d.live.Deploy, "the deployment ends on the running release")
 	case !hasWork:
 		d.complete()
 		if d.failedStatus() && d.specChanged {
@@ -37,6 +39,10 @@ func (d *decider) withoutStrategy() {
 		d.act(Action{}, RequeueIdle)
 	case d.stopsBefore(cur):
 		d.stop(cur)
+	case d.leftover(cur) != nil:
+		d.startIfNeeded()
+		d.progressTo(&cur, "")
+		d.rollback(d.leftover(cur), fmt.Sprintf("%s needs the system free of software deploys", d.label(cur)))
 	case d.needsSwact(cur):
 		d.startIfNeeded()
 		d.progressTo(&cur, fmt.Sprintf("swact %s → %s", d.live.ActiveController, Controller0))

@@ -20,6 +20,10 @@ func (d *decider) withStrategy() {
 	step, known := stepOf(s)
 	cur, hasWork := d.first()
 	switch {
+	case s.Rollback && d.deploying():
+		d.rollingBack(s) // the rollback of a deploy left on the system (nostrategy.go)
+	case s.Rollback:
+		d.other(s, cur, hasWork)
 	case known && reached(step, d.live.Running):
 		d.finishing(s, step)
 	case hasWork && ((known && sameStep(step, cur)) || (!known && s.Kind == cur.Kind)):
@@ -161,9 +165,15 @@ func (d *decider) restart() {
 	}
 	ad := &d.st.ActiveDeploy
 	ad.Status, ad.StatusReason = v1alpha1.DeployStatusNone, "spec changed after the failure"
-	if cur, ok := d.first(); ok && !d.dryRun() && !d.stopsBefore(cur) {
+	switch cur, ok := d.first(); {
+	case ok && !d.dryRun() && !d.stopsBefore(cur):
 		d.startIfNeeded()
 		d.progressTo(&cur, "")
+	case !ok && !d.dryRun() && d.live.Deploy != nil:
+		// Nothing to deploy, but the failed step left a software deploy:
+		// a deployment from the running release to itself, which the
+		// abort path reverts (abort.go rollback) and ends None.
+		d.startIfNeeded()
 	}
 }
 
@@ -191,6 +201,12 @@ func (d *decider) other(s *Strategy, cur plan.DeployStep, hasWork bool) {
 	case hasWork && !d.dryRun() && !d.stopsBefore(cur) && (!d.failedStatus() || d.specChanged):
 		d.restart()
 		d.phase(PhaseDeploying, "DeletingOtherStrategy", "deleting the ended %s strategy for %s (%s) to make room for %s", s.Kind, targetOr(s.Target), s.State, cur)
+		d.act(deleteAction(s, false), RequeueSoon)
+	case d.failedStatus() && d.specChanged && !d.dryRun():
+		// Nothing left to deploy after the failure (spec went back): the
+		// ended strategy is deleted; a deploy it left is rolled back next.
+		d.restart()
+		d.phase(PhaseDeploying, "SpecChanged", "spec changed after the failure: deleting the ended %s strategy for %s (%s)", s.Kind, targetOr(s.Target), s.State)
 		d.act(deleteAction(s, false), RequeueSoon)
 	case d.failedStatus():
 		d.keepFailure()

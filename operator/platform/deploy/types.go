@@ -39,6 +39,17 @@ type Strategy struct {
 	Progress string
 	// Reason is the current phase's reason: why a build or apply failed.
 	Reason string
+	// Rollback marks a sw-upgrade strategy created with "rollback": true
+	// (it names no release; its release-id is the release rolled back):
+	// nfv SwUpgradeStrategy._build_complete_rollback. Target is then the
+	// release being rolled back.
+	Rollback bool
+}
+
+// USMDeploy is USM's deploy record (GET /v1/deploy): releases as
+// "MM.mm.P", State one of software/states.py DEPLOY_STATES.
+type USMDeploy struct {
+	From, To, State string
 }
 
 // Live is the StarlingX system as observed in one reconcile.
@@ -57,8 +68,12 @@ type Live struct {
 	ActiveController string
 	// DeployInProgress is USM's deploy in progress ("from → to", "" none).
 	DeployInProgress string
+	// Deploy is the same record, nil when USM has none.
+	Deploy *USMDeploy
 	// KubeUpgradeInProgress is sysinv's kube upgrade in progress
-	// ("from → to (state)", "" none).
+	// ("from → to (state)", "" none). An upgrade-aborted record is not in
+	// progress: the next kube-upgrade strategy's build deletes it (nfv
+	// KubeUpgradeCleanupAbortedStep).
 	KubeUpgradeInProgress string
 	// Strategy is the VIM's strategy, nil when it holds none.
 	Strategy *Strategy
@@ -95,6 +110,10 @@ const (
 	ActAbort  ActionKind = "abort"  // abort Action.UUID
 	ActDelete ActionKind = "delete" // delete Action.UUID (Force while building)
 	ActSwact  ActionKind = "swact"  // swact away from Action.Host
+	// ActRollback creates a sw-upgrade strategy with "rollback": true: the
+	// VIM's way to revert a USM deploy (sw-deploy-abort,
+	// sw-deploy-activate-rollback, host rollback, deploy-delete).
+	ActRollback ActionKind = "rollback"
 )
 
 // Action is the VIM write Next asks for.
@@ -122,6 +141,8 @@ func (a Action) String() string {
 		return "create " + a.Step.String()
 	case ActSwact:
 		return "swact " + a.Host
+	case ActRollback:
+		return "create sw-deploy rollback"
 	}
 	return string(a.Kind) + " " + string(a.StrategyKind) + " " + a.UUID
 }
@@ -160,6 +181,8 @@ const (
 	ReasonAbortRequested      = "DeployAbortRequested"
 	ReasonDeployAborted       = "DeployAborted"
 	ReasonDeployStopped       = "DeployStopped"
+	ReasonDeployRollback      = "DeployRollback"
+	ReasonAbortRefused        = "DeployAbortRefused"
 )
 
 // Phase summarises a decision for the conditions.
