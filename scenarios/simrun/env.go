@@ -37,15 +37,15 @@ type Env struct {
 	// Operator is the operator's controller (Crash / Restart / SetDelivery).
 	Operator *simulator.Controller
 
-	cfg     Config
+	cfg Config
 	// changedApp and changedUpgrades: a commit of a Deployment, ReplicaSet
 	// or pod, or of an ApplicationUpgrade, since the last whenChanged check
 	changedApp, changedUpgrades bool
-	rec     *eventlog.Recorder
-	tr      *transcript.Transcript
-	sink    *eventSink
-	start   time.Time
-	graphs  map[string]bool // namespace/name of the upgrades created at v1beta1
+	rec                         *eventlog.Recorder
+	tr                          *transcript.Transcript
+	sink                        *eventSink
+	start                       time.Time
+	graphs                      map[string]bool // namespace/name of the upgrades created at v1beta1
 	// reconcilesBy counts the operator's reconciles per upgrade (namespace/name)
 	reconcilesBy map[string]int
 }
