@@ -35,7 +35,7 @@ function median(a, n,   i, j, t) {
 }
 {
 	s = $1; n[s]++
-	for (i = 5; i < NF; i += 2) {
+	for (i = 4; i < NF; i += 2) {
 		if ($(i+1) == "runs/cpu-s") cpu[s, n[s]] = $i
 		if ($(i+1) == "allocs/op") al[s, n[s]] = $i
 		if ($(i+1) == "B/op") by[s, n[s]] = $i
