@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/kstatus"
 	"github.com/lunadas/upgrade-operator/operator/platform/deploy"
 )
 
@@ -65,7 +66,7 @@ func TestUpgradeHealthAtEveryPhase(t *testing.T) {
 		deploy.SetReadyCondition(st, tc.phase, "R", msg, 3, now)
 		deploy.SetProgressingCondition(st, tc.phase, "R", msg, 3, now)
 		deploy.SetStalledCondition(st, tc.phase, "R", msg, 3, now)
-		deploy.SetReconcilingCondition(st)
+		kstatus.SetReconciling(&st.Conditions)
 		status, message := health(t, u)
 		assert.Equal(t, tc.want, status, "%s (deploying %v)", tc.phase, tc.deploying)
 		assert.Equal(t, msg, message, tc.phase)

@@ -101,7 +101,7 @@ func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.R
 	if res.err != nil && len(res.written) == 0 && len(res.refused) == 0 {
 		// Nothing changed: no status patch, whose watch event would retry at
 		// once and defeat the workqueue's back-off.
-		return ctrl.Result{}, res.err
+		return quietOnConflict(ctx, res.err)
 	}
 	if err := r.patchStatus(ctx, &u, g, plan, res.written, res.refused); err != nil {
 		if res.err == nil && apierrors.IsConflict(err) {
@@ -116,7 +116,20 @@ func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.R
 	if res.gaveUp {
 		return ctrl.Result{}, nil // Failed: nothing to retry
 	}
-	return ctrl.Result{}, res.err
+	return quietOnConflict(ctx, res.err)
+}
+
+// quietOnConflict returns err for controller-runtime's back-off, except a
+// 409 Conflict of an image write (the Deployment changed since the
+// reconcile read it: routine right after a tool or a person wrote it):
+// that is retried with the same rate-limited back-off, logged at V(1)
+// rather than as a "Reconciler error", which is for real faults.
+func quietOnConflict(ctx context.Context, err error) (ctrl.Result, error) {
+	if err != nil && apierrors.IsConflict(err) {
+		log.FromContext(ctx).V(1).Info("a deployment changed since it was read; retrying", "error", err.Error())
+		return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // rate-limited requeue, honoured by controller-runtime
+	}
+	return ctrl.Result{}, err
 }
 
 // writeResult is what performWrites did: the Deployment generation each

@@ -17,6 +17,7 @@ import (
 	"github.com/lunadas/upgrade-operator/deploy/argocd"
 	v1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	"github.com/lunadas/upgrade-operator/operator/kstatus"
 )
 
 // kstatusOf runs kstatus (what Flux healthChecks, kubectl wait and
@@ -111,7 +112,7 @@ func TestReconcilingMirrorsProgressing(t *testing.T) {
 		st := &v1beta1.ApplicationUpgradeStatus{Phase: phase, Message: "m"}
 		now := metav1.Now()
 		setProgressingCondition(st, "R", 2, now)
-		setReconcilingCondition(st)
+		kstatus.SetReconciling(&st.Conditions)
 		p := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionProgressing)
 		r := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionReconciling)
 		require.NotNil(t, r, phase)

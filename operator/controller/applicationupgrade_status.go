@@ -13,6 +13,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/appupgrade"
+	"github.com/lunadas/upgrade-operator/operator/kstatus"
 )
 
 // patchStatus records plan in u's status — phase, message, rolledOut, one
@@ -38,7 +39,7 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	setReadyCondition(st, reason, u.Generation, now)
 	setProgressingCondition(st, reason, u.Generation, now)
 	setStalledCondition(st, reason, u.Generation, now)
-	setReconcilingCondition(st)
+	kstatus.SetReconciling(&st.Conditions)
 	if apiequality.Semantic.DeepEqual(u.Status, next.Status) {
 		return nil
 	}

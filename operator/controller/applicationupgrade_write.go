@@ -6,7 +6,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -62,9 +61,6 @@ func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, g appupgr
 	}
 	ac := imageApply(d, w.Container, w.Image)
 	if err := dc.Apply(ctx, ac, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
-		if apierrors.IsConflict(err) {
-			log.FromContext(ctx).V(1).Info("deployment changed since it was read; retrying", "deployment", w.Deployment)
-		}
 		return 0, fmt.Errorf("set image of container %q in deployment %s to %s (component %s): %w", w.Container, w.Deployment, appupgrade.SafeText(w.Image, 300), w.Component, err)
 	}
 	log.FromContext(ctx).Info("image written", "component", w.Component, "deployment", w.Deployment.String(), "image", appupgrade.SafeText(w.Image, 300))

@@ -21,9 +21,12 @@ const GitopsManager = "kustomize-controller"
 // for `for`, a Flux-like actor server-side applies the Git manifest of the
 // component's Deployment with force under kustomize-controller. Without
 // ignore, Git still names the previous image (:v1.0.0), so each apply
-// reverts the operator's image; with ignore (the documented layout, Git's
-// manifest does not set the image) the apply carries the container's name
-// only and changes nothing. When the window ends, Git is fixed: one last
+// reverts the operator's image; with ignore (Git's manifest does not set
+// the image) the apply carries the container's name only and changes
+// nothing — valid here because the scenario, not kustomize-controller,
+// created the Deployment; on a Deployment Flux created, omitting a field it
+// owns deletes it and the apply is refused (docs/gitops.md, measured by
+// make test-gitops), hence the documented `ssa: IfNotPresent`. When the window ends, Git is fixed: one last
 // apply carries the target image (without ignore) and the actor stops —
 // but only when the operator had written that image before (a revert was
 // seen): Git naming the caller's new image while the callee still rolls

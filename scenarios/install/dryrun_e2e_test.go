@@ -4,11 +4,19 @@ package install
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 )
 
 // `kubectl apply --dry-run=server` of every rendering against the local
@@ -104,4 +112,100 @@ func TestServerSideDryRunSweepJob(t *testing.T) {
 	job := Select(render(t, data, err), "Job")
 	unstructured.RemoveNestedField(job[0].Object, "spec", "completionMode")
 	require.ErrorContains(t, DryRun(ctx, c, job), "backoffLimitPerIndex")
+}
+
+// `kubectl apply --dry-run=server` of every Flux manifest under deploy/flux
+// (the kustomizations as kustomize renders them, and the example
+// Kustomization file) with Flux's CRDs installed (`make flux-crds`:
+// generated from the Flux API modules): the API server validates them
+// against Flux's schemas with strict field validation. The HelmReleases'
+// values render the chart, the Flux Kustomization's path exists, and its
+// health check names an object that path holds.
+func TestFluxManifestsServerSideDryRun(t *testing.T) {
+	root := repoRoot(t)
+	crdFiles, err := filepath.Glob(filepath.Join(root, "bin", "flux-crds", "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, crdFiles, "no Flux CRDs in bin/flux-crds: run make flux-crds")
+	for i, f := range crdFiles {
+		crdFiles[i], err = filepath.Rel(root, f) // ParseFiles reads paths from the repository's root
+		require.NoError(t, err)
+	}
+	crds, err := ParseFiles(crdFiles...)
+	require.NoError(t, err)
+
+	_, c := startControlPlane(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	require.NoError(t, CreateAll(ctx, c, crds))
+	require.NoError(t, wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		for _, crd := range crds {
+			var live apiextensionsv1.CustomResourceDefinition
+			if err := c.Get(ctx, client.ObjectKey{Name: crd.GetName()}, &live); err != nil {
+				return false, err
+			}
+			established := false
+			for _, cond := range live.Status.Conditions {
+				established = established || (cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue)
+			}
+			if !established {
+				return false, nil
+			}
+		}
+		return true, nil
+	}), "Flux's CRDs established")
+	createNamespaces(t, c, "flux-system")
+
+	var all []*unstructured.Unstructured
+	for _, dir := range []string{"deploy/flux", "deploy/flux/oci"} {
+		data, err := Kustomize(ctx, dir)
+		all = append(all, render(t, data, err)...)
+	}
+	example, err := ParseFiles("deploy/flux/applicationupgrade-kustomization.yaml")
+	require.NoError(t, err)
+	all = append(all, example...)
+	kinds := map[string]int{}
+	for _, o := range all {
+		kinds[o.GetKind()]++
+		require.NoError(t, DryRun(ctx, c, []*unstructured.Unstructured{o}), "%s", Name(o))
+	}
+	assert.Equal(t, map[string]int{"GitRepository": 1, "OCIRepository": 1, "HelmRelease": 2, "Kustomization": 1}, kinds)
+
+	// A misspelled field is refused: the dry run is strict.
+	bad := example[0].DeepCopy()
+	require.NoError(t, unstructured.SetNestedField(bad.Object, "10m", "spec", "intervall"))
+	err = DryRun(ctx, c, []*unstructured.Unstructured{bad})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown field "spec.intervall"`)
+
+	for _, hr := range Select(all, "HelmRelease") {
+		values, found, err := unstructured.NestedMap(hr.Object, "spec", "values")
+		require.NoError(t, err)
+		require.True(t, found)
+		data, err := yaml.Marshal(values)
+		require.NoError(t, err)
+		path := filepath.Join(t.TempDir(), "values.yaml")
+		require.NoError(t, os.WriteFile(path, data, 0o600))
+		out, err := runTool(ctx, "helm", "template", "uo", ChartDir, "--namespace", releaseNamespace, "--values", path)
+		require.NoError(t, err, "the HelmRelease's values render the chart: %s", out)
+	}
+
+	ks := example[0]
+	path, _, _ := unstructured.NestedString(ks.Object, "spec", "path")
+	samples, err := filepath.Glob(filepath.Join(root, path, "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, samples, "the Kustomization's path %s holds manifests", path)
+	for i, f := range samples {
+		samples[i], err = filepath.Rel(root, f)
+		require.NoError(t, err)
+	}
+	objs, err := ParseFiles(samples...)
+	require.NoError(t, err)
+	checks, _, _ := unstructured.NestedSlice(ks.Object, "spec", "healthChecks")
+	require.NotEmpty(t, checks)
+	for _, hc := range checks {
+		m := hc.(map[string]any)
+		assert.True(t, slices.ContainsFunc(objs, func(o *unstructured.Unstructured) bool {
+			return o.GetAPIVersion() == m["apiVersion"] && o.GetKind() == m["kind"] && o.GetName() == m["name"] && o.GetNamespace() == m["namespace"]
+		}), "health check %v names an object of %s", m, path)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -36,53 +39,16 @@ import (
 // tenant-a/tenant, allowed to manage ApplicationUpgrades and to get and
 // patch Deployments in tenant-a only.
 func TestTenantCannotEscalate(t *testing.T) {
-	data, err := HelmTemplate(context.Background(), "uo", releaseNamespace)
-	objs := render(t, data, err)
-	bin := buildManager(t)
-	cp, admin := startControlPlane(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-
-	createNamespaces(t, admin, releaseNamespace, "tenant-a", "victim")
-	require.NoError(t, CreateAll(ctx, admin, Select(objs, "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")))
-	sas := Select(objs, "ServiceAccount")
-	require.Len(t, sas, 1)
-	mgrCfg, err := ServiceAccountConfig(ctx, cp.RESTConfig, sas[0].GetNamespace(), sas[0].GetName(), time.Hour)
-	require.NoError(t, err)
-	kubeconfig := filepath.Join(t.TempDir(), "manager.kubeconfig")
-	require.NoError(t, WriteKubeconfig(mgrCfg, kubeconfig))
-
-	for _, d := range []*appsv1.Deployment{tenantDeployment("tenant-a", "app"), tenantDeployment("victim", "payments")} {
-		require.NoError(t, admin.Create(ctx, d))
-	}
-	tenant := tenantClient(t, ctx, admin, cp.RESTConfig)
+	env := newTenantEnv(t)
+	ctx, admin, tenant, bin := env.ctx, env.admin, env.tenant, env.bin
 	reader := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "reader"}}
 	require.NoError(t, admin.Create(ctx, reader))
 	grant(t, ctx, admin, "tenant-a", "reader", rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get"}})
 
-	// The manager's own webhook replaces the harness's.
-	certDir := t.TempDir()
-	cert, err := appwebhook.SelfSigned([]string{"127.0.0.1"}, time.Hour)
-	require.NoError(t, err)
-	require.NoError(t, cert.WriteFiles(certDir))
-	require.NoError(t, client.IgnoreNotFound(admin.Delete(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: realcluster.HarnessWebhookName}})))
-	port := freePort(t)
-	require.NoError(t, admin.Create(ctx, appwebhook.URLValidatingWebhook("uo-tenant-test", fmt.Sprintf("https://127.0.0.1:%d%s", port, appwebhook.ValidatePath), cert.CA, admissionregistrationv1.Fail)))
-	// The test serves its own certificate: the chart's in-process rotation
-	// flags (--cert-*) would make the webhook server wait for the rotator's.
-	var chartArgs []string
-	for _, a := range managerArgs(t, objs) {
-		if !strings.HasPrefix(a, "--cert-") {
-			chartArgs = append(chartArgs, a)
-		}
-	}
-	base := append(chartArgs, "--kubeconfig="+kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
-		"--webhook-host=127.0.0.1", fmt.Sprintf("--webhook-port=%d", port), "--webhook-cert-dir="+certDir, "--leader-elect=false")
-
 	// Cross-namespace references off (the chart's default).
-	mgr := startProcess(t, "manager", bin, base, []string{"KUBECONFIG="})
+	mgr := startProcess(t, "manager", bin, env.replicaArgs(t, "--leader-elect=false"), []string{"KUBECONFIG="})
 	cross := betaUpgrade("tenant-a", "steal", v1beta1.Component{Name: "pay", DeploymentRef: v1beta1.DeploymentReference{Namespace: "victim", Name: "payments"}, Image: "evil.example.com/miner:1"})
-	err = createWhenServing(ctx, tenant, cross)
+	err := createWhenServing(ctx, tenant, cross)
 	require.Error(t, err, "flag off: a cross-namespace reference is refused")
 	assert.Contains(t, err.Error(), "--allow-cross-namespace-refs")
 	assert.Error(t, tenant.Create(ctx, smuggle(t), client.DryRunAll), "the v1alpha1 annotation smuggle is refused")
@@ -113,14 +79,136 @@ func TestTenantCannotEscalate(t *testing.T) {
 
 	// Cross-namespace references on: the SubjectAccessReview decides.
 	stopProcess(t, mgr)
-	startProcess(t, "manager-cross", bin, append(base, "--allow-cross-namespace-refs"), []string{"KUBECONFIG="})
+	startProcess(t, "manager-cross", bin, env.replicaArgs(t, "--leader-elect=false", "--allow-cross-namespace-refs"), []string{"KUBECONFIG="})
 	err = createWhenServing(ctx, tenant, cross.DeepCopy())
 	require.Error(t, err, "flag on, no rights: refused by SubjectAccessReview")
 	assert.Contains(t, err.Error(), `may not get deployments.apps "payments" in namespace "victim"`)
+
+	// No disclosure: a Deployment that exists and one that does not get the
+	// same refusal, and no image of the other namespace is shown.
+	ghost := betaUpgrade("tenant-a", "steal", v1beta1.Component{Name: "pay", DeploymentRef: v1beta1.DeploymentReference{Namespace: "victim", Name: "ghost"}, Image: "evil.example.com/miner:1"})
+	errGhost := tenant.Create(ctx, ghost)
+	require.Error(t, errGhost)
+	assert.Equal(t, strings.ReplaceAll(err.Error(), "payments", "ghost"), errGhost.Error(), "existence is not disclosed")
+	assert.NotContains(t, err.Error(), "registry.example.com/payments")
+	// The overlap guard says a Deployment is claimed without naming an
+	// upgrade of a namespace the tenant cannot read (also under dry run).
+	shared := tenantDeployment("tenant-a", "shared")
+	shared.Spec.Paused = true
+	require.NoError(t, admin.Create(ctx, shared))
+	require.NoError(t, admin.Create(ctx, betaUpgrade("victim", "hold", v1beta1.Component{Name: "shared",
+		DeploymentRef: v1beta1.DeploymentReference{Namespace: "tenant-a", Name: "shared"}, Image: "registry.example.com/shared:v2"})))
+	mine := betaUpgrade("tenant-a", "mine", v1beta1.Component{Name: "shared", DeploymentRef: v1beta1.DeploymentReference{Name: "shared"}, Image: "registry.example.com/shared:v3"})
+	for _, opts := range [][]client.CreateOption{nil, {client.DryRunAll}} {
+		err := tenant.Create(ctx, mine.DeepCopy(), opts...)
+		require.Error(t, err, "overlap refused (options %v)", opts)
+		assert.Contains(t, err.Error(), "is already being upgraded by another applicationupgrade")
+		assert.NotContains(t, err.Error(), "victim")
+		assert.NotContains(t, err.Error(), "hold")
+	}
 	grant(t, ctx, admin, "victim", "tenant", rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "patch"}, ResourceNames: []string{"payments"}})
 	require.NoError(t, tenant.Create(ctx, cross.DeepCopy()), "flag on, with rights: admitted")
 	waitPhase(t, ctx, admin, "tenant-a", "steal", v1beta1.PhaseCompleted)
 	assert.Equal(t, "evil.example.com/miner:1", image(t, ctx, admin, "victim", "payments"))
+}
+
+// tenantEnv is the set-up of the tenant and HA suites, the chart installed
+// as `helm install` would with the manager run from this repository's
+// build: the local control plane; the chart's ServiceAccount, RBAC and a
+// kubeconfig for it; namespaces upgrade-operator, tenant-a and victim with
+// Deployments tenant-a/app and victim/payments; the tenant-a/tenant
+// client. The admission webhook and the ApplicationUpgrade CRD's
+// conversion point at a serviceProxy (the chart's webhook Service) in front
+// of the manager replicas started with replicaArgs, so admission and
+// v1alpha1 reads are served by the managers themselves (the harness's
+// webhook is removed).
+type tenantEnv struct {
+	ctx           context.Context
+	admin, tenant client.Client
+	adminCfg      *rest.Config
+	tenantCfg     *rest.Config
+	bin           string
+
+	chartArgs  []string // the chart's manager arguments, --cert-* removed
+	kubeconfig string   // the chart's ServiceAccount
+	certDir    string   // the serving certificate every replica uses
+	proxy      *serviceProxy
+}
+
+// sets are the chart values (`helm install --set`) of the rendering.
+func newTenantEnv(t *testing.T, sets ...string) *tenantEnv {
+	t.Helper()
+	data, err := HelmTemplate(context.Background(), "uo", releaseNamespace, sets...)
+	objs := render(t, data, err)
+	bin := buildManager(t)
+	cp, admin := startControlPlane(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	t.Cleanup(cancel)
+
+	createNamespaces(t, admin, releaseNamespace, "tenant-a", "victim")
+	require.NoError(t, CreateAll(ctx, admin, Select(objs, "ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding")))
+	sas := Select(objs, "ServiceAccount")
+	require.Len(t, sas, 1)
+	mgrCfg, err := ServiceAccountConfig(ctx, cp.RESTConfig, sas[0].GetNamespace(), sas[0].GetName(), time.Hour)
+	require.NoError(t, err)
+	kubeconfig := filepath.Join(t.TempDir(), "manager.kubeconfig")
+	require.NoError(t, WriteKubeconfig(mgrCfg, kubeconfig))
+
+	for _, d := range []*appsv1.Deployment{tenantDeployment("tenant-a", "app"), tenantDeployment("victim", "payments")} {
+		require.NoError(t, admin.Create(ctx, d))
+	}
+	tenant := tenantClient(t, ctx, admin, cp.RESTConfig)
+	tenantCfg, err := ServiceAccountConfig(ctx, cp.RESTConfig, "tenant-a", "tenant", time.Hour)
+	require.NoError(t, err)
+
+	// The managers' webhooks replace the harness's, behind the proxy.
+	certDir := t.TempDir()
+	cert, err := appwebhook.SelfSigned([]string{"127.0.0.1"}, time.Hour)
+	require.NoError(t, err)
+	require.NoError(t, cert.WriteFiles(certDir))
+	proxy := newServiceProxy(t)
+	require.NoError(t, client.IgnoreNotFound(admin.Delete(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: realcluster.HarnessWebhookName}})))
+	// The chart's ValidatingWebhookConfigurations, their Service replaced
+	// by the proxy's URL (the path kept) and the caBundle by the test CA.
+	vwcs := Select(objs, "ValidatingWebhookConfiguration")
+	require.NotEmpty(t, vwcs)
+	for _, u := range vwcs {
+		var vwc admissionregistrationv1.ValidatingWebhookConfiguration
+		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &vwc))
+		for i := range vwc.Webhooks {
+			cc := &vwc.Webhooks[i].ClientConfig
+			require.NotNil(t, cc.Service, "webhook %s of the chart calls its Service", vwc.Webhooks[i].Name)
+			url := "https://" + proxy.addr() + ptr.Deref(cc.Service.Path, "/")
+			vwc.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: cert.CA}
+		}
+		require.NoError(t, admin.Create(ctx, &vwc))
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	require.NoError(t, admin.Get(ctx, client.ObjectKey{Name: appwebhook.CRDName}, &crd))
+	crd.Spec.Conversion = appwebhook.URLConversion("https://"+proxy.addr()+appwebhook.ConvertPath, cert.CA)
+	require.NoError(t, admin.Update(ctx, &crd))
+	// The test serves its own certificate: the chart's in-process rotation
+	// flags (--cert-*) would make the webhook server wait for the rotator's.
+	var chartArgs []string
+	for _, a := range managerArgs(t, objs) {
+		if !strings.HasPrefix(a, "--cert-") {
+			chartArgs = append(chartArgs, a)
+		}
+	}
+	return &tenantEnv{ctx: ctx, admin: admin, adminCfg: cp.RESTConfig, tenant: tenant, tenantCfg: tenantCfg, bin: bin,
+		chartArgs: chartArgs, kubeconfig: kubeconfig, certDir: certDir, proxy: proxy}
+}
+
+// replicaArgs returns the arguments of one more manager replica: the
+// chart's, as the chart's ServiceAccount, its webhook on a port of its own
+// added to the proxy's backends, then extra (later flags win). Start it
+// with startProcess(t, name, env.bin, args, []string{"KUBECONFIG="}).
+func (e *tenantEnv) replicaArgs(t *testing.T, extra ...string) []string {
+	port := freePort(t)
+	e.proxy.add(fmt.Sprintf("127.0.0.1:%d", port))
+	args := append(slices.Clone(e.chartArgs), "--kubeconfig="+e.kubeconfig, "--metrics-bind-address=0", "--health-probe-bind-address=0",
+		"--webhook-host=127.0.0.1", fmt.Sprintf("--webhook-port=%d", port), "--webhook-cert-dir="+e.certDir)
+	return append(args, extra...)
 }
 
 func tenantDeployment(ns, name string) *appsv1.Deployment {
@@ -180,12 +268,13 @@ func tenantClient(t *testing.T, ctx context.Context, admin client.Client, adminC
 }
 
 // createWhenServing creates obj as c, retrying while the webhook is not
-// yet listening (the manager just started): a refusal or success returns.
+// yet listening (the manager just started: the API server cannot reach it
+// through the proxy): a refusal or success returns.
 func createWhenServing(ctx context.Context, c client.Client, obj client.Object) error {
 	var last error
 	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		last = c.Create(ctx, obj.DeepCopyObject().(client.Object))
-		return last == nil || !strings.Contains(last.Error(), "connection refused"), nil
+		return last == nil || !strings.Contains(last.Error(), "failed calling webhook"), nil
 	})
 	return last
 }

@@ -5,6 +5,7 @@ package platforme2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"sort"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 
+	"github.com/lunadas/upgrade-operator/fakevim"
 	"github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
 	"github.com/lunadas/upgrade-operator/simulator/starlingx"
 )
@@ -27,6 +29,7 @@ func TestPlatformE2E(t *testing.T) {
 	began := time.Now()
 	h := newHarness(t)
 	t.Run("Bootstrap", func(t *testing.T) { h.t = t; testBootstrap(t, h) })
+	t.Run("HostileUpgrades", func(t *testing.T) { h.t = t; testHostile(t, h) })
 	t.Run("PlanPatchK8sMajorWithRestarts", func(t *testing.T) { h.t = t; testPlan(t, h) })
 	t.Run("SeedUsageExamples", func(t *testing.T) { h.t = t; testUsage(t, h) })
 	t.Run("SeedAbortExample", func(t *testing.T) { h.t = t; testAbort(t, h) })
@@ -102,6 +105,15 @@ func testPlan(t *testing.T, h *harness) {
 	assert.Nil(t, h.fakeState()["strategy"], "the last strategy is deleted")
 	assert.Equal(t, []string{"DeployStarted", "DeployStepCompleted", "DeployStepCompleted", "DeployStepCompleted", "DeployCompleted"},
 		eventReasons(t, h, "Deploy"))
+
+	// Closing figures: the requests the operator sent per strategy step
+	// (each step starts with its strategy create), by service.
+	perStep := requestsPerStep(h.fake.Requests())
+	require.Len(t, perStep, 4, "one strategy create per step")
+	for i, counts := range perStep {
+		t.Logf("requests during step %d %s: %v", i+1, plan[i], counts)
+		assert.Less(t, counts["total"], 1000, "step %s: requests stay bounded", plan[i])
+	}
 
 	h.waitFor("the table watch to show the completed row", 30*time.Second, func() (bool, error) {
 		r := table.last()
@@ -283,4 +295,23 @@ func sample(rows []row) []row {
 		return rows
 	}
 	return []row{rows[1], rows[len(rows)/2], rows[len(rows)-2]}
+}
+
+// requestsPerStep splits fakevim's request log at each strategy create
+// (POST …/sw-upgrade/strategy or …/kube-upgrade/strategy answered < 300)
+// and counts each part's requests by service and in total; requests
+// before the first create are not counted.
+func requestsPerStep(log []fakevim.Request) []map[string]int {
+	var out []map[string]int
+	for _, r := range log {
+		if r.Method == http.MethodPost && r.Status < 300 &&
+			(r.Path == "/api/orchestration/sw-upgrade/strategy" || r.Path == "/api/orchestration/kube-upgrade/strategy") {
+			out = append(out, map[string]int{})
+		}
+		if len(out) > 0 {
+			out[len(out)-1][r.Service]++
+			out[len(out)-1]["total"]++
+		}
+	}
+	return out
 }

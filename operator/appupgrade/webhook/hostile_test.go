@@ -2,8 +2,6 @@ package webhook
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
 	"testing"
 	"unicode"
 
@@ -13,6 +11,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	"github.com/lunadas/upgrade-operator/scenarios/hostile"
 )
 
 // smuggled is the attack of issue 14 through v1alpha1: a v1alpha1 object
@@ -66,61 +65,20 @@ func TestV1alpha1AnnotationSmuggleGetsTheV1beta1Checks(t *testing.T) {
 	assert.Contains(t, err.Error(), "control character U+001B")
 }
 
-// hostileUpgrades is the admission part of the hostile-input corpus: whole
-// ApplicationUpgrades an attacker or a careless author might send, each of
-// which the webhook must refuse with a readable message.
-func hostileUpgrades(t *testing.T) map[string]*v1beta1.ApplicationUpgrade {
+// hostileUpgrades is the admission part of the hostile-input corpus
+// (scenarios/hostile, also run on the real control plane by
+// scenarios/install) plus a case that needs this test's authorizer.
+func hostileUpgrades() map[string]*v1beta1.ApplicationUpgrade {
 	out := map[string]*v1beta1.ApplicationUpgrade{}
-	img := func(name, image string) {
-		c := comp("a", "app")
-		c.Image = image
-		out["image: "+name] = upgrade("tenant-a", "up", c)
+	for _, c := range hostile.Refused("tenant-a", "up") {
+		out[c.Name] = c.Upgrade
 	}
-	for r := rune(0); r < 0x20; r++ {
-		img(fmt.Sprintf("C0 U+%04X", r), "app:v"+string(r))
-	}
-	img("DEL", "app:v2\x7f")
-	for _, r := range []rune{0x85, 0x9b, 0xa0, 0x2028, 0x202e, 0x200b, 0xfeff, 0x3000} {
-		img(fmt.Sprintf("U+%04X", r), "app:v2"+string(r))
-	}
-	img("ANSI", "app:\x1b[31mv2")
-	img("invalid UTF-8", "app:\xff")
-	img("uppercase", "App:v2")
-	img("over-long", "app:"+strings.Repeat("x", 4000))
-	img("name too long", strings.Repeat("a", 300)+":v2")
-	img("empty", "")
-	img("space", "app :v2")
-	img("digest", "app@sha256:123")
-
-	chain := func(n int) []v1beta1.Component {
-		var cs []v1beta1.Component
-		for i := 0; i < n; i++ {
-			var deps []string
-			if i > 0 {
-				deps = []string{fmt.Sprintf("c%d", i-1)}
-			}
-			cs = append(cs, comp(fmt.Sprintf("c%d", i), fmt.Sprintf("d%d", i), deps...))
-		}
-		return cs
-	}
-	cyc := chain(32)
-	cyc[0].DependsOn = []string{"c31"}
-	out["graph: a 32-long cycle"] = upgrade("tenant-a", "up", cyc...)
-	out["graph: empty"] = upgrade("tenant-a", "up")
-	out["graph: duplicate names"] = upgrade("tenant-a", "up", comp("a", "x"), comp("a", "y"))
-	out["graph: unknown dependency"] = upgrade("tenant-a", "up", comp("a", "x", "ghost"))
-	out["graph: self dependency"] = upgrade("tenant-a", "up", comp("a", "x", "a"))
-	out["graph: one Deployment twice"] = upgrade("tenant-a", "up", comp("a", "x"), comp("b", "tenant-a/x"))
-	for _, ns := range []string{"kube-system", "victim", "default", "upgrade-operator-system"} {
-		out["cross-namespace: "+ns] = upgrade("tenant-a", "up", comp("a", ns+"/target"))
-	}
-	out["cross-namespace: hidden in a wide graph"] = upgrade("tenant-a", "up", append(chain(10), comp("z", "kube-system/coredns", "c9"))...)
 	out["rights: a Deployment the tenant may not patch"] = upgrade("tenant-a", "up", comp("a", "locked"))
 	return out
 }
 
 func TestAdmissionRefusesTheHostileCorpus(t *testing.T) {
-	corpus := hostileUpgrades(t)
+	corpus := hostileUpgrades()
 	require.GreaterOrEqual(t, len(corpus), 60)
 	authz := &rbac{grants: map[string]bool{
 		"tenant get deployments tenant-a/*": true, "tenant patch deployments tenant-a/*": true,

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	"github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/kstatus"
 )
 
 // kstatus (sigs.k8s.io/cli-utils, what Flux health checks and kubectl
@@ -52,7 +53,7 @@ func TestKstatusAtEveryUpgradePhase(t *testing.T) {
 			SetReadyCondition(st, tc.phase, "R", "m", 3, now)
 			SetProgressingCondition(st, tc.phase, "R", "m", 3, now)
 			SetStalledCondition(st, tc.phase, "R", "m", 3, now)
-			SetReconcilingCondition(st)
+			kstatus.SetReconciling(&st.Conditions)
 			p := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionProgressing)
 			r := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReconciling)
 			require.NotNil(t, r)

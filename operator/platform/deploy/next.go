@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/kstatus"
 	"github.com/lunadas/upgrade-operator/operator/platform/dryrun"
 	"github.com/lunadas/upgrade-operator/operator/platform/observed"
 	"github.com/lunadas/upgrade-operator/operator/platform/plan"
@@ -138,7 +139,7 @@ func (d *decider) finish() {
 	now := d.in.Now
 	SetReadyCondition(&d.st, d.out.Phase, d.out.Reason, d.out.Message, d.u.Generation, now)
 	SetProgressingCondition(&d.st, d.out.Phase, d.out.Reason, d.out.Message, d.u.Generation, now)
-	SetReconcilingCondition(&d.st)
+	kstatus.SetReconciling(&d.st.Conditions)
 	SetStalledCondition(&d.st, d.out.Phase, d.out.Reason, d.out.Message, d.u.Generation, now)
 	if SetReleasesSkippedCondition(&d.st, d.live.Skipped, d.u.Generation, now) {
 		d.event(true, "ReleasesSkipped", "%s", meta.FindStatusCondition(d.st.Conditions, v1alpha1.ConditionReleasesSkipped).Message)

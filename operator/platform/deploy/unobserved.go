@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/kstatus"
 )
 
 // Unobserved is the status to write when the system could not be observed
@@ -30,7 +31,7 @@ func Unobserved(u *v1alpha1.Upgrade, transient bool, what string, err error, now
 	gen := u.Generation
 	SetReadyCondition(&st, p, reason, msg, gen, now)
 	SetProgressingCondition(&st, p, reason, msg, gen, now)
-	SetReconcilingCondition(&st)
+	kstatus.SetReconciling(&st.Conditions)
 	SetStalledCondition(&st, p, reason, msg, gen, now)
 	return st, p
 }
