@@ -59,8 +59,12 @@ build: ## Build the operator, simulate and helper binaries into ./bin.
 simulate: ## Run the demo upgrade (or ARGS="--manifests DIR") in the simulator; ARGS="--seeds 1000" for seeded fault schedules (docs/faults.md).
 	$(GO) run ./cmd/simulate $(ARGS)
 
+# BENCH_SIM_BASE=<commit> also builds that commit's benchmark in a
+# temporary worktree under /tmp and runs the two alternately (ratio last).
+BENCH_SIM_BASE ?=
 .PHONY: bench-sim
-bench-sim: ## Simulator benchmarks: one demo run, seeded fault schedules (runs/s, virtual:wall, allocs per run).
+bench-sim: ## Simulator throughput: BenchmarkDemoRun on one core (runs per CPU-second, allocs and MB per run; BENCH_SIM_BASE=<commit> side by side), then seeded fault schedules.
+	BASE=$(BENCH_SIM_BASE) hack/bench-sim.sh
 	$(GO) test -run '^$$' -bench . -benchtime 30x ./scenarios/faults/
 
 # RUN_FLAGS come before ARGS (the last of a repeated flag wins), e.g. the

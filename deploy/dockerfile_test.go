@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -76,7 +77,10 @@ func lintDockerfile(text string, dockerignore bool) []string {
 				problems = append(problems, "line "+strconv.Itoa(in.line)+": ADD of a URL; download in a RUN with a checksum instead")
 			}
 		case "RUN":
-			if strings.Contains(in.args, "go build") && strings.Contains(in.args, "CGO_ENABLED=0") {
+			if strings.Contains(in.args, "go build") {
+				if !strings.Contains(in.args, "CGO_ENABLED=0") {
+					problems = append(problems, "line "+strconv.Itoa(in.line)+": no static build: want CGO_ENABLED=0 go build")
+				}
 				static = true
 			}
 		case "USER":
@@ -88,7 +92,7 @@ func lintDockerfile(text string, dockerignore bool) []string {
 		}
 	}
 	if !static {
-		problems = append(problems, "no static build: want a RUN with CGO_ENABLED=0 go build")
+		problems = append(problems, "no go build: want a RUN with CGO_ENABLED=0 go build")
 	}
 	if !regexp.MustCompile(`^[1-9][0-9]*(:[1-9][0-9]*)?$`).MatchString(user) {
 		problems = append(problems, "runtime stage must end as a numeric non-root USER (runAsNonRoot can only verify a UID), got "+strconv.Quote(user))
@@ -135,4 +139,49 @@ func TestDockerfileLintCatchesBreakage(t *testing.T) {
 	}
 	assert.Contains(t, strings.Join(lintDockerfile(string(good), false), "\n"), ".dockerignore")
 	assert.Contains(t, strings.Join(lintDockerfile("FROM golang:1.26\nRUN true\n", true), "\n"), "multi-stage")
+}
+
+// Every package of the module that a `go build` of the Dockerfile
+// compiles (go list -deps) lies under one of its COPY sources and is let
+// through by a `!dir/` line of .dockerignore: the image builds from the
+// context it is given (no engine runs in CI to find out otherwise).
+func TestDockerfileCopiesEverySourceItBuilds(t *testing.T) {
+	data, err := os.ReadFile("../Dockerfile")
+	require.NoError(t, err)
+	ignore, err := os.ReadFile("../.dockerignore")
+	require.NoError(t, err)
+	var copied, built []string
+	for _, in := range parseDockerfile(string(data)) {
+		f := strings.Fields(in.args)
+		switch {
+		case in.op == "COPY" && !strings.HasPrefix(in.args, "--from"):
+			copied = append(copied, f[:len(f)-1]...)
+		case in.op == "RUN" && strings.Contains(in.args, "go build"):
+			built = append(built, f[len(f)-1])
+		}
+	}
+	require.Contains(t, built, "./cmd/simulate", "the image carries simulate for deploy/sweep")
+	module := "github.com/lunadas/upgrade-operator/"
+	for _, pkg := range built {
+		list := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", pkg)
+		list.Dir = ".."
+		out, err := list.CombinedOutput()
+		require.NoError(t, err, string(out))
+		for _, dep := range strings.Fields(string(out)) {
+			dir, ok := strings.CutPrefix(dep, module)
+			if !ok {
+				continue
+			}
+			under := func(prefixes []string) bool {
+				for _, p := range prefixes {
+					if strings.HasPrefix(dir+"/", strings.TrimPrefix(p, "!")) {
+						return true
+					}
+				}
+				return false
+			}
+			assert.True(t, under(copied), "%s builds %s, which no COPY brings in (%v)", pkg, dir, copied)
+			assert.True(t, under(strings.Fields(string(ignore))), "%s builds %s, which .dockerignore leaves out", pkg, dir)
+		}
+	}
 }

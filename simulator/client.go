@@ -11,13 +11,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Client is a controller-runtime client over the simulator's store: reads
 // are always fresh (no informer lag), writes commit at the current virtual
 // time and notify subscribers before returning. Objects returned are deep
-// copies with TypeMeta set. Watch returns an error: use AddController or
+// copies with TypeMeta set, except List with client.UnsafeDisableDeepCopy,
+// which shares the stored objects as controller-runtime's cache does
+// (read-only; checked with CheckSharedReads). Watch returns an error: use AddController or
 // Subscribe. Server-side apply is modelled for Deployments (store_apply.go).
 func (s *Sim) Client() client.WithWatch { return s.clientFor("client") }
 
@@ -92,7 +95,14 @@ func (c *simClient) List(_ context.Context, list client.ObjectList, opts ...clie
 	if err != nil {
 		return err
 	}
-	return fillList(list, gvk, objs, c.s.store.rv)
+	if ptr.Deref(lo.UnsafeDisableDeepCopy, false) {
+		// As controller-runtime's cache reader: the items are the cache's
+		// objects, not copies (the typed list holds shallow copies of them,
+		// sharing every map, slice and pointer); the caller must not change them.
+		c.s.shared.handOut(c.name, objs...)
+		return fillList(list, gvk, objs, c.s.store.rv, false)
+	}
+	return fillList(list, gvk, objs, c.s.store.rv, true)
 }
 
 func (c *simClient) Watch(_ context.Context, list client.ObjectList, _ ...client.ListOption) (watch.Interface, error) {
@@ -120,11 +130,16 @@ func assign(dst, src client.Object) error {
 	return nil
 }
 
-// fillList sets the items of a typed or unstructured list.
-func fillList(list client.ObjectList, gvk schema.GroupVersionKind, objs []client.Object, rv uint64) error {
+// fillList sets the items of a typed or unstructured list: deep copies of
+// objs, or with deepCopy false the objects themselves (a typed list then
+// holds shallow copies).
+func fillList(list client.ObjectList, gvk schema.GroupVersionKind, objs []client.Object, rv uint64, deepCopy bool) error {
 	items := make([]runtime.Object, len(objs))
 	for i, o := range objs {
-		items[i] = o.DeepCopyObject()
+		items[i] = o
+		if deepCopy {
+			items[i] = o.DeepCopyObject()
+		}
 	}
 	if ul, ok := list.(*unstructured.UnstructuredList); ok {
 		ul.Items = ul.Items[:0]

@@ -78,16 +78,17 @@ func (dc *deploymentController) syncDeployment(ctx context.Context, key types.Na
 }
 
 // replicaSetsFor lists the Deployment's ReplicaSets (controller reference
-// to it), oldest first.
+// to it), oldest first: shared, read-only, as from the informer's lister
+// (rsLister in getReplicaSetsForDeployment); changes go to a DeepCopy.
 func (dc *deploymentController) replicaSetsFor(ctx context.Context, d *appsv1.Deployment) ([]*appsv1.ReplicaSet, error) {
-	list := &appsv1.ReplicaSetList{}
-	if err := dc.c.List(ctx, list, client.InNamespace(d.Namespace)); err != nil {
+	list, err := dc.c.listReplicaSetsShared(d.Namespace)
+	if err != nil {
 		return nil, fmt.Errorf("list replicasets of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	var out []*appsv1.ReplicaSet
-	for i := range list.Items {
-		if ref := metav1.GetControllerOf(&list.Items[i]); ref != nil && ref.UID == d.UID {
-			out = append(out, &list.Items[i])
+	for _, rs := range list {
+		if ref := metav1.GetControllerOf(rs); ref != nil && ref.UID == d.UID {
+			out = append(out, rs)
 		}
 	}
 	rsByCreation(out)
@@ -97,21 +98,21 @@ func (dc *deploymentController) replicaSetsFor(ctx context.Context, d *appsv1.De
 // podsByReplicaSet lists the pods of each of the ReplicaSets, terminating
 // ones included (getPodMapForDeployment).
 func (dc *deploymentController) podsByReplicaSet(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) (map[types.UID][]*corev1.Pod, error) {
-	pods := &corev1.PodList{}
-	if err := dc.c.List(ctx, pods, client.InNamespace(d.Namespace)); err != nil {
+	pods, err := dc.c.listPodsShared(d.Namespace)
+	if err != nil {
 		return nil, fmt.Errorf("list pods of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	m := map[types.UID][]*corev1.Pod{}
 	for _, rs := range rsList {
 		m[rs.UID] = nil
 	}
-	for i := range pods.Items {
-		ref := metav1.GetControllerOf(&pods.Items[i])
+	for _, p := range pods {
+		ref := metav1.GetControllerOf(p)
 		if ref == nil {
 			continue
 		}
 		if _, ok := m[ref.UID]; ok {
-			m[ref.UID] = append(m[ref.UID], &pods.Items[i])
+			m[ref.UID] = append(m[ref.UID], p)
 		}
 	}
 	return m, nil

@@ -155,9 +155,25 @@ func hasProgressDeadline(d *appsv1.Deployment) bool {
 // equalIgnoreHash compares pod templates ignoring the pod-template-hash
 // label (EqualIgnoreHash); only the label maps are copied.
 func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
+	if !imagesEqual(a.Spec.Containers, b.Spec.Containers) {
+		return false // a cheap first test: templates that differ here differ
+	}
 	ac, bc := *a, *b
 	ac.Labels, bc.Labels = withoutHash(a.Labels), withoutHash(b.Labels)
 	return equality.Semantic.DeepEqual(&ac, &bc)
+}
+
+// imagesEqual compares the containers' names and images, in order.
+func imagesEqual(a, b []corev1.Container) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Image != b[i].Image {
+			return false
+		}
+	}
+	return true
 }
 
 func withoutHash(m map[string]string) map[string]string {

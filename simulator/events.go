@@ -66,7 +66,7 @@ type versionedEvent struct {
 	st     *store
 	gvk    schema.GroupVersionKind
 	ev     WatchEvent
-	stored client.Object                           // the object as stored (ev.Object is a copy)
+	stored client.Object                           // the object as stored (ev.Object at the storage version)
 	conv   map[schema.GroupVersionKind]*WatchEvent // nil: failed
 }
 

@@ -66,14 +66,14 @@ func (rsc *replicaSetController) Reconcile(ctx context.Context, req reconcile.Re
 }
 
 // ownedPods lists the ReplicaSet's pods (controller reference to it),
-// split into active and terminating, in name order.
+// split into active and terminating, in name order: shared, read-only,
+// as from the pod lister (getPodsForReplicaSet / podLister.Pods(ns).List).
 func (rsc *replicaSetController) ownedPods(ctx context.Context, rs *appsv1.ReplicaSet) (active, terminating []*corev1.Pod, err error) {
-	pods := &corev1.PodList{}
-	if err := rsc.c.List(ctx, pods, client.InNamespace(rs.Namespace)); err != nil {
+	pods, err := rsc.c.listPodsShared(rs.Namespace)
+	if err != nil {
 		return nil, nil, fmt.Errorf("list pods of replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
 	}
-	for i := range pods.Items {
-		p := &pods.Items[i]
+	for _, p := range pods {
 		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != rs.UID {
 			continue
 		}

@@ -105,4 +105,5 @@ func (s *Sim) step() {
 		s.now = e.at
 	}
 	e.fn()
+	s.shared.endEvent()
 }

@@ -46,6 +46,7 @@ type Sim struct {
 	subs    []subscriber
 	ctrls   []*Controller
 	clients map[string]*simClient
+	shared  sharedReads
 
 	active      *Controller // the controller whose reconcile is running
 	intercept   func(APIRequest) error
@@ -77,6 +78,7 @@ func New(opts Options) *Sim {
 		rng:     rand.New(rand.NewSource(opts.Seed)),
 		logger:  logger,
 		clients: map[string]*simClient{},
+		shared:  sharedReads{on: CheckSharedReads},
 	}
 	s.clock = &virtualClock{s: s}
 	s.store = newStore(s)

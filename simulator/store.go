@@ -159,8 +159,11 @@ func (st *store) commit(typ watch.EventType, gvk schema.GroupVersionKind, obj, o
 	if len(st.s.subs) == 0 {
 		return
 	}
+	// Subscribers get the stored object itself, shared and read-only, as an
+	// informer's event handlers get the cache's (checked with CheckSharedReads).
+	st.s.shared.handOut("a watch subscriber", obj)
 	ev := &versionedEvent{st: st, gvk: gvk, stored: obj,
-		ev: WatchEvent{Type: typ, Object: obj.DeepCopyObject().(client.Object), Old: old, Time: st.s.now}}
+		ev: WatchEvent{Type: typ, Object: obj, Old: old, Time: st.s.now}}
 	for _, sub := range st.s.subs {
 		sub.notify(ev)
 	}

@@ -55,9 +55,21 @@ func (st *store) decode(gvk schema.GroupVersionKind, data []byte) (client.Object
 // equals the stored one apart from resourceVersion: such a write is a no-op
 // that keeps the old resourceVersion and sends no watch event, as on the
 // real API server. It sets candidate's resourceVersion to cur's.
-func sameContent(candidate, cur client.Object) bool {
+//
+// statusOnly says the candidate is a copy of cur in which only status (and,
+// for built-in kinds, annotations) were replaced — a /status write at the
+// storage version (mergeForEndpoint) — so only those are compared: the
+// same answer as comparing whole objects, without walking metadata and
+// spec (most writes are status writes).
+func sameContent(candidate, cur client.Object, statusOnly bool) bool {
 	candidate.SetResourceVersion(cur.GetResourceVersion())
-	return equality.Semantic.DeepEqual(candidate, cur)
+	if !statusOnly {
+		return equality.Semantic.DeepEqual(candidate, cur)
+	}
+	if isBuiltin(cur) && !equality.Semantic.DeepEqual(candidate.GetAnnotations(), cur.GetAnnotations()) {
+		return false
+	}
+	return equality.Semantic.DeepEqual(structOf(candidate).FieldByName("Status").Interface(), structOf(cur).FieldByName("Status").Interface())
 }
 
 func objectName(obj client.Object) string {

@@ -53,6 +53,7 @@ type options struct {
 	faults       string
 	scenario     string
 	seeds        int
+	shard        shardFlag
 	workers      int
 	crashSweep   bool
 	timeline     string
@@ -76,6 +77,8 @@ func newCommand(stdout io.Writer) *cobra.Command {
 			"                                            shop-indexer together, then shop-api; shows each\n" +
 			"                                            component's wave and phase, every edge's handoff\n" +
 			"  kustomize build DIR | simulate --manifests -   manifests from stdin\n\n" +
+			"Sharded sweeps (docs/sweeps.md): simulate --seeds N --shard i/n prints the JSON result of\n" +
+			"slice i of n of the seeds; simulate merge FILE... prints the unsharded run's summary.\n\n" +
 			"Exit codes: 0 every upgrade completed in order; 1 internal error; 2 bad input (a flag, a\n" +
 			"manifest); 3 ordering violation (with --faults / --seeds / --crash-sweep: a run broke a property);\n" +
 			"4 an upgrade did not complete (Failed, or stuck past --limit).",
@@ -97,8 +100,11 @@ func newCommand(stdout io.Writer) *cobra.Command {
 			if o.output != "text" && o.output != "json" {
 				return withCode(exitBadInput, fmt.Errorf("-o %s: want text or json", o.output))
 			}
-			if o.output == "json" && (o.crashSweep || o.seeds > 0 || o.faults != "" || cmd.Flags().Changed("scenario")) {
-				return withCode(exitBadInput, fmt.Errorf("-o json describes one run: drop --seeds, --crash-sweep, --faults and --scenario"))
+			if o.output == "json" && (o.crashSweep || o.seeds == 0 && (o.faults != "" || cmd.Flags().Changed("scenario"))) {
+				return withCode(exitBadInput, fmt.Errorf("-o json describes one run or a --seeds sweep: drop --crash-sweep, --faults and --scenario"))
+			}
+			if err := checkShard(o, cmd.Flags().Changed("output")); err != nil {
+				return withCode(exitBadInput, err)
 			}
 			if o.crashSweep || o.seeds > 0 {
 				batchGC()
@@ -115,6 +121,7 @@ func newCommand(stdout io.Writer) *cobra.Command {
 		},
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(exitBadInput, flagError(err)) })
+	cmd.AddCommand(newMergeCommand(stdout))
 	f := cmd.Flags()
 	f.StringVar(&o.manifestsDir, "manifests", "", "directory of YAML manifests (Deployments, Namespaces, ApplicationUpgrades), a kustomize directory (built with kustomize from PATH or ./bin), or - for a YAML stream on stdin; default: the embedded demo")
 	f.StringVarP(&o.output, "output", "o", "text", "text: the transcript and a verdict line; json: one JSON object (verdict, exit code, per-upgrade phase and per-edge handoffs), no transcript")
@@ -125,12 +132,29 @@ func newCommand(stdout io.Writer) *cobra.Command {
 	f.StringVar(&o.faults, "faults", "", "run with these faults: a spec such as conflict@3:n=2,crash@17,node-lost@12.5s (see docs/faults.md), \"random\" for the schedule --seed draws, or \"none\"")
 	f.StringVar(&o.scenario, "scenario", "demo", "built-in scenario for --faults and --crash-sweep: "+strings.Join(faults.ScenarioNames(), ", "))
 	f.IntVar(&o.seeds, "seeds", 0, "run this many seeded fault schedules (seeds --seed, --seed+1, ...; from 1 when --seed is not given) and print a summary")
+	f.Var(&o.shard, "shard", "with --seeds: run only shard i of n (0 ≤ i < n; contiguous, disjoint slices of the seeds) and print its JSON result for simulate merge (docs/sweeps.md)")
 	f.IntVar(&o.workers, "workers", 0, "parallel runs for --seeds and --crash-sweep (default: GOMAXPROCS)")
 	f.BoolVar(&o.crashSweep, "crash-sweep", false, "for the demo and each built-in scenario (or --manifests), kill the operator after its k-th API call, for every k")
 	f.StringVar(&o.timeline, "timeline", "", "write an SVG timeline of the run (pods, writes, phases, faults) to this file")
 	f.BoolVar(&o.noShrink, "no-shrink", false, "do not shrink a failing schedule")
 	f.BoolVar(&o.progress, "progress", isTerminal(os.Stderr), "show a progress bar for --seeds and --crash-sweep (default: only when stderr is a terminal)")
 	return cmd
+}
+
+// checkShard refuses --shard where it means nothing: without --seeds,
+// with --crash-sweep, or with -o text (a shard's output is its JSON result).
+func checkShard(o options, outputSet bool) error {
+	switch {
+	case !o.shard.set:
+		return nil
+	case o.seeds == 0:
+		return fmt.Errorf("--shard %s needs --seeds N: it runs slice %d of %d of those seeds", &o.shard, o.shard.index, o.shard.count)
+	case o.crashSweep:
+		return fmt.Errorf("--shard works with --seeds only, not --crash-sweep")
+	case outputSet && o.output != "json":
+		return fmt.Errorf("--shard prints a JSON result for simulate merge: drop -o %s", o.output)
+	}
+	return nil
 }
 
 // flagError words a flag value strconv refused without strconv's

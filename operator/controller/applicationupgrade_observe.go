@@ -145,7 +145,11 @@ func resolveContainer(w v1beta1.WorkloadKey, tpl *corev1.PodTemplateSpec, name, 
 }
 
 // assess lists the Deployment's ReplicaSets and pods by its selector
-// (terminating pods included) and calls rollout.Assess.
+// (terminating pods included) and calls rollout.Assess. The lists are the
+// cache's objects, not copies (client.UnsafeDisableDeepCopy: the reconcile
+// reads them only; rollout.Assess is pure), which saves a deep copy of
+// every pod and ReplicaSet on every reconcile; the simulator checks that
+// nothing changes them (simulator.CheckSharedReads).
 func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Deployment) (rollout.Verdict, error) {
 	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
@@ -153,11 +157,11 @@ func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Dep
 			Message: fmt.Sprintf("deployment %s/%s has an invalid selector: %v", d.Namespace, d.Name, err)}, nil
 	}
 	var rss appsv1.ReplicaSetList
-	if err := r.Client.List(ctx, &rss, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+	if err := r.Client.List(ctx, &rss, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
 		return rollout.Verdict{}, fmt.Errorf("list replicasets of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	var pods corev1.PodList
-	if err := r.Client.List(ctx, &pods, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+	if err := r.Client.List(ctx, &pods, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
 		return rollout.Verdict{}, fmt.Errorf("list pods of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	slices.SortFunc(pods.Items, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })

@@ -197,12 +197,28 @@ func findNewReplicaSet(d *appsv1.Deployment, rss []appsv1.ReplicaSet) *appsv1.Re
 // shallow copies whose labels are compared apart, so no template is deep
 // copied (Assess runs on every reconcile).
 func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
-	if !labelsEqualIgnoreHash(a.Labels, b.Labels) {
+	if !labelsEqualIgnoreHash(a.Labels, b.Labels) || !imagesEqual(a.Spec.Containers, b.Spec.Containers) {
 		return false
 	}
 	ac, bc := *a, *b
 	ac.Labels, bc.Labels = nil, nil
 	return apiequality.Semantic.DeepEqual(ac, bc)
+}
+
+// imagesEqual compares the containers' names and images, in order: a
+// cheap first test of equalIgnoreHash (a rollout compares an old template
+// with a new one, which usually differ in an image), where templates that
+// differ there cannot be equal.
+func imagesEqual(a, b []corev1.Container) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Image != b[i].Image {
+			return false
+		}
+	}
+	return true
 }
 
 // labelsEqualIgnoreHash compares label maps without the pod-template-hash

@@ -91,6 +91,29 @@ func TestGraphDemoServerSideDryRun(t *testing.T) {
 	require.NoError(t, DryRun(ctx, c, objs))
 }
 
+// `kubectl apply -k deploy/sweep --dry-run=server`: the seed sweep's
+// Indexed Job (docs/sweeps.md) is a Job the API server accepts as written
+// (batch/v1 validation: completionMode Indexed with backoffLimitPerIndex,
+// the pod's security context). Its namespace is created for real first.
+// The kwok node runs no containers, so the shards themselves run in
+// cmd/simulate's TestSweepJobShardsMergeToTheUnshardedRun.
+func TestServerSideDryRunSweepJob(t *testing.T) {
+	_, c := startControlPlane(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	createNamespaces(t, c, "upgrade-sweep")
+	data, err := Kustomize(ctx, "deploy/sweep")
+	objs := render(t, data, err)
+	require.Len(t, Select(objs, "Job"), 1)
+	require.NoError(t, DryRun(ctx, c, objs))
+
+	// The server did validate the Job: without completionMode Indexed its
+	// backoffLimitPerIndex is refused.
+	job := Select(render(t, data, err), "Job")
+	unstructured.RemoveNestedField(job[0].Object, "spec", "completionMode")
+	require.ErrorContains(t, DryRun(ctx, c, job), "backoffLimitPerIndex")
+}
+
 // `kubectl apply --dry-run=server` of every Flux manifest under deploy/flux
 // (the kustomizations as kustomize renders them, and the example
 // Kustomization file) with Flux's CRDs installed (`make flux-crds`:

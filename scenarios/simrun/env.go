@@ -37,13 +37,15 @@ type Env struct {
 	// Operator is the operator's controller (Crash / Restart / SetDelivery).
 	Operator *simulator.Controller
 
-	cfg     Config
-	changed bool // a commit since the last whenChanged check
-	rec     *eventlog.Recorder
-	tr      *transcript.Transcript
-	sink    *eventSink
-	start   time.Time
-	graphs  map[string]bool // namespace/name of the upgrades created at v1beta1
+	cfg Config
+	// changedApp and changedUpgrades: a commit of a Deployment, ReplicaSet
+	// or pod, or of an ApplicationUpgrade, since the last whenChanged check
+	changedApp, changedUpgrades bool
+	rec                         *eventlog.Recorder
+	tr                          *transcript.Transcript
+	sink                        *eventSink
+	start                       time.Time
+	graphs                      map[string]bool // namespace/name of the upgrades created at v1beta1
 	// reconcilesBy counts the operator's reconciles per upgrade (namespace/name)
 	reconcilesBy map[string]int
 }
@@ -79,7 +81,14 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 			cfg.Observe(ev)
 		}
 	}, ObservedVersion)
-	sim.Subscribe(func(simulator.WatchEvent) { e.changed = true })
+	sim.Subscribe(func(ev simulator.WatchEvent) {
+		switch ev.Object.(type) {
+		case *appsv1.Deployment, *appsv1.ReplicaSet, *corev1.Pod:
+			e.changedApp = true
+		case *upgradesv1alpha1.ApplicationUpgrade, *upgradesv1beta1.ApplicationUpgrade:
+			e.changedUpgrades = true
+		}
+	})
 	sim.InstallKubeControllers(cfg.Kube)
 	e.sink = &eventSink{clock: sim.Clock(), start: e.start}
 	if err := controller.SetupIndexes(ctx, sim.FieldIndexer()); err != nil {
@@ -104,15 +113,16 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 	return e, nil
 }
 
-// whenChanged wraps a stop condition that lists objects so that it is
-// evaluated only after a commit (Sim.Run checks it after every event).
-func (e *Env) whenChanged(cond func() bool) func() bool {
-	e.changed = true
+// whenChanged wraps a stop condition that reads only the objects whose
+// commits set *changed (e.changedApp or e.changedUpgrades) so that it is
+// evaluated only after such a commit (Sim.Run checks it after every event).
+func (e *Env) whenChanged(changed *bool, cond func() bool) func() bool {
+	*changed = true
 	return func() bool {
-		if !e.changed {
+		if !*changed {
 			return false
 		}
-		e.changed = false
+		*changed = false
 		return cond()
 	}
 }
@@ -171,7 +181,7 @@ func (e *Env) RunUntil(ctx context.Context, what string, cond func() bool, timeo
 // RunUntilRolledOut runs until every Deployment is rolled out or failed
 // (rollout.Assess), as a user waits before applying an upgrade.
 func (e *Env) RunUntilRolledOut(ctx context.Context, timeout time.Duration) error {
-	err := e.RunUntil(ctx, "the application rolled out", func() bool { return appRolledOut(ctx, e.Sim.Client()) }, timeout)
+	err := e.RunUntil(ctx, "the application rolled out", func() bool { return appRolledOut(ctx, e.Sim.SharedLister("client")) }, timeout)
 	if err != nil {
 		return fmt.Errorf("the application never rolled out before the upgrade: %w", err)
 	}

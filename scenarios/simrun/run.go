@@ -14,6 +14,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -92,7 +93,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	// The application is rolled out before the upgrade is applied, as a user would do.
-	if _, err := env.Sim.Run(ctx, env.whenChanged(func() bool { return appRolledOut(ctx, env.Sim.Client()) }), limit); err != nil {
+	if _, err := env.Sim.Run(ctx, env.whenChanged(&env.changedApp, func() bool { return appRolledOut(ctx, env.Sim.SharedLister("client")) }), limit); err != nil {
 		if lim := (*simulator.LimitError)(nil); errors.As(err, &lim) {
 			return nil, fmt.Errorf("the application's Deployments did not roll out within %s of virtual time, before the upgrade: raise --limit", limit)
 		}
@@ -104,7 +105,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Faults != nil {
 		cfg.Faults.Start(env.Operator)
 	}
-	terminal := env.whenChanged(func() bool { return allTerminal(ctx, env.Sim.Client()) })
+	terminal := env.whenChanged(&env.changedUpgrades, func() bool { return allTerminal(ctx, env.Sim.SharedLister("client")) })
 	done := func() bool { return terminal() || (cfg.Faults != nil && cfg.Faults.Done()) }
 	_, runErr := env.Sim.Run(ctx, done, limit)
 	res, err := env.Summary(ctx)
@@ -217,12 +218,13 @@ func key(u client.Object) string { return u.GetNamespace() + "/" + u.GetName() }
 // allTerminal reports whether at least one ApplicationUpgrade exists and
 // every one is Completed or Failed for its current generation (read at
 // v1beta1, where a graph's phase is its own).
-func allTerminal(ctx context.Context, c client.Reader) bool {
-	var list upgradesv1beta1.ApplicationUpgradeList
-	if err := c.List(ctx, &list); err != nil || len(list.Items) == 0 {
+func allTerminal(ctx context.Context, l simulator.SharedLister) bool {
+	objs, err := l.List(ctx, upgradesv1beta1.GroupVersion.WithKind("ApplicationUpgrade"), "")
+	if err != nil || len(objs) == 0 {
 		return false
 	}
-	for _, u := range list.Items {
+	for _, o := range objs {
+		u := o.(*upgradesv1beta1.ApplicationUpgrade)
 		if !u.Status.Phase.Terminal() || u.Status.ObservedGeneration != u.Generation {
 			return false
 		}
@@ -253,20 +255,33 @@ func create(ctx context.Context, c client.Client, objs []client.Object) error {
 
 // appRolledOut reports whether every Deployment is fully rolled out
 // (rollout.Assess) or has failed — an upgrade of a broken app is the user's call.
-func appRolledOut(ctx context.Context, c client.Reader) bool {
-	var ds appsv1.DeploymentList
-	if err := c.List(ctx, &ds); err != nil {
+func appRolledOut(ctx context.Context, l simulator.SharedLister) bool {
+	ds, err := l.List(ctx, appsv1.SchemeGroupVersion.WithKind("Deployment"), "")
+	if err != nil {
 		return false
 	}
-	for i := range ds.Items {
-		d := &ds.Items[i]
-		var rss appsv1.ReplicaSetList
-		var pods corev1.PodList
-		sel := client.MatchingLabels(d.Spec.Selector.MatchLabels)
-		if c.List(ctx, &rss, client.InNamespace(d.Namespace), sel) != nil || c.List(ctx, &pods, client.InNamespace(d.Namespace), sel) != nil {
+	for _, o := range ds {
+		d := o.(*appsv1.Deployment)
+		rsObjs, err1 := l.List(ctx, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"), d.Namespace)
+		podObjs, err2 := l.List(ctx, corev1.SchemeGroupVersion.WithKind("Pod"), d.Namespace)
+		if err1 != nil || err2 != nil {
 			return false
 		}
-		if rollout.Assess(d, rss.Items, pods.Items, rollout.Options{}).State == rollout.Progressing {
+		sel := labels.SelectorFromSet(d.Spec.Selector.MatchLabels)
+		// Shallow copies: Assess reads and changes nothing.
+		var rss []appsv1.ReplicaSet
+		for _, o := range rsObjs {
+			if sel.Matches(labels.Set(o.GetLabels())) {
+				rss = append(rss, *o.(*appsv1.ReplicaSet))
+			}
+		}
+		var pods []corev1.Pod
+		for _, o := range podObjs {
+			if sel.Matches(labels.Set(o.GetLabels())) {
+				pods = append(pods, *o.(*corev1.Pod))
+			}
+		}
+		if rollout.Assess(d, rss, pods, rollout.Options{}).State == rollout.Progressing {
 			return false
 		}
 	}

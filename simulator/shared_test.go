@@ -1,0 +1,68 @@
+package simulator_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/lunadas/upgrade-operator/simulator"
+)
+
+func sharedSim(t *testing.T) (*simulator.Sim, simulator.SharedLister) {
+	t.Helper()
+	require.True(t, simulator.CheckSharedReads, "the check is on in tests")
+	sim := simulator.New(simulator.Options{Seed: 1})
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "img:v1"}}}}
+	require.NoError(t, sim.Client().Create(context.Background(), pod))
+	return sim, sim.SharedLister("mutant")
+}
+
+var podGVK = corev1.SchemeGroupVersion.WithKind("Pod")
+
+// A reader that changes an object a shared read handed out (as a
+// reconciler that forgot the DeepCopy would change a lister's object, and
+// with it the cache) is caught at the end of the event, by name.
+func TestModifyingASharedReadIsCaught(t *testing.T) {
+	sim, l := sharedSim(t)
+	sim.Schedule(time.Second, "mutate", func() {
+		objs, err := l.List(context.Background(), podGVK, "ns")
+		require.NoError(t, err)
+		objs[0].(*corev1.Pod).Labels = map[string]string{"touched": "yes"}
+	})
+	assert.PanicsWithValue(t, "simulator: *v1.Pod ns/p, read shared by mutant, was modified in place: copy it (DeepCopy) before changing it, as with an informer's lister",
+		func() { _, _ = sim.RunFor(context.Background(), time.Minute) })
+}
+
+// Outside an event (a stop condition), the change is caught at the next
+// shared read.
+func TestModifyingASharedReadIsCaughtAtTheNextRead(t *testing.T) {
+	_, l := sharedSim(t)
+	objs, err := l.List(context.Background(), podGVK, "")
+	require.NoError(t, err)
+	objs[0].(*corev1.Pod).Spec.Containers[0].Image = "img:v2"
+	assert.Panics(t, func() { _, _ = l.List(context.Background(), podGVK, "") })
+}
+
+// Changing a copy is fine, and the store's object is what was read.
+func TestCopyingASharedReadIsFine(t *testing.T) {
+	sim, l := sharedSim(t)
+	sim.Schedule(time.Second, "copy", func() {
+		objs, err := l.List(context.Background(), podGVK, "ns")
+		require.NoError(t, err)
+		p := objs[0].(*corev1.Pod).DeepCopy()
+		p.Labels = map[string]string{"touched": "yes"}
+		require.NoError(t, sim.Client().Update(context.Background(), p))
+	})
+	_, err := sim.RunFor(context.Background(), time.Minute)
+	require.NoError(t, err)
+	var p corev1.Pod
+	require.NoError(t, sim.Client().Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "p"}, &p))
+	assert.Equal(t, "yes", p.Labels["touched"])
+}
