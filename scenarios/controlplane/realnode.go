@@ -185,6 +185,14 @@ imageGCLowThresholdPercent: 99
 // so it runs beside any system containerd; the CRI plugin uses runc with
 // cgroupfs, the sandbox image from the imported archive, and the CNI
 // configuration directory holding only loopbackConflist.
+// restrict_oom_score_adj: the kubelet asks for oom_score_adj -998 for
+// sandboxes (and -997 for Guaranteed pods); lowering it needs
+// CAP_SYS_RESOURCE, which these machines' sandboxes do not grant, and runc
+// then fails every sandbox with "can't get final child's PID from pipe:
+// EOF" (its nsexec logs "failed to update /proc/self/oom_score_adj:
+// Permission denied"). containerd's option clamps the value to the
+// current process's score, as it does for rootless runs
+// (pkg/cri/server/container_create_linux.go, RestrictOOMScoreAdj).
 func containerdConfig(d nodeDirs, socket string) string {
 	return fmt.Sprintf(`version = 2
 root = %q
@@ -205,6 +213,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   stream_server_address = "127.0.0.1"
   stream_server_port = "0"
   enable_selinux = false
+  restrict_oom_score_adj = true
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"
@@ -253,7 +262,9 @@ func (rn *realNode) stop(timeout func(*process) error) error {
 		ctx := context.Background()
 		if out, err := rn.ctr(ctx, "tasks", "ls", "-q"); err == nil {
 			for _, id := range strings.Fields(string(out)) {
-				if out, err := rn.ctr(ctx, "tasks", "delete", "--force", id); err != nil {
+				// A task that exited while the kubelet stopped is already
+				// gone: ctr says "cannot delete a deleted process: not found".
+				if out, err := rn.ctr(ctx, "tasks", "delete", "--force", id); err != nil && !strings.Contains(string(out), "not found") {
 					errs = append(errs, fmt.Errorf("controlplane: real node: remove container %s: %w: %s", id, err, strings.TrimSpace(string(out))))
 				}
 			}
