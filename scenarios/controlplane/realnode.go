@@ -260,11 +260,18 @@ func (rn *realNode) stop(timeout func(*process) error) error {
 	}
 	if rn.container != nil {
 		ctx := context.Background()
-		if out, err := rn.ctr(ctx, "tasks", "ls", "-q"); err == nil {
+		// Tasks exiting while the kubelet stopped race the deletes ("cannot
+		// delete a deleted process: not found", "ttrpc: closed" from a shim
+		// that just went): delete every task, then report only those still
+		// listed after a second pass.
+		for pass := 1; pass <= 2; pass++ {
+			out, err := rn.ctr(ctx, "tasks", "ls", "-q")
+			if err != nil {
+				errs = append(errs, fmt.Errorf("controlplane: real node: list containers: %w: %s", err, strings.TrimSpace(string(out))))
+				break
+			}
 			for _, id := range strings.Fields(string(out)) {
-				// A task that exited while the kubelet stopped is already
-				// gone: ctr says "cannot delete a deleted process: not found".
-				if out, err := rn.ctr(ctx, "tasks", "delete", "--force", id); err != nil && !strings.Contains(string(out), "not found") {
+				if out, err := rn.ctr(ctx, "tasks", "delete", "--force", id); err != nil && pass == 2 {
 					errs = append(errs, fmt.Errorf("controlplane: real node: remove container %s: %w: %s", id, err, strings.TrimSpace(string(out))))
 				}
 			}
