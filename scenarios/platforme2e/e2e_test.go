@@ -17,6 +17,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/lunadas/upgrade-operator/fakevim"
 	"github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
@@ -104,7 +105,7 @@ func testPlan(t *testing.T, h *harness) {
 	assert.Equal(t, "v1.35.0", h.fakeState()["activeKubeVersion"])
 	assert.Nil(t, h.fakeState()["strategy"], "the last strategy is deleted")
 	assert.Equal(t, []string{"DeployStarted", "DeployStepCompleted", "DeployStepCompleted", "DeployStepCompleted", "DeployCompleted"},
-		eventReasons(t, h, "Deploy"))
+		eventsWhen(t, h, "Deploy", func(r []string) bool { return len(r) >= 5 }))
 
 	// Closing figures: the requests the operator sent per strategy step
 	// (each step starts with its strategy create), by service.
@@ -201,7 +202,7 @@ func testUsage(t *testing.T, h *harness) {
 	}
 	assert.Equal(t, 1, swacts, "one swact to controller-0 before the major release")
 	assert.Equal(t, "controller-0", fmt.Sprint(h.fakeState()["activeController"]) /* the major's own stages end on controller-0 */)
-	assert.Contains(t, eventReasons(t, h, "Swact"), "SwactInitiated")
+	assert.Contains(t, eventsWhen(t, h, "Swact", func(r []string) bool { return contains(r, "SwactInitiated") }), "SwactInitiated")
 }
 
 // testAbort: the seed's abort example while the first step of a
@@ -236,8 +237,9 @@ func testAbort(t *testing.T, h *harness) {
 		}
 	}
 	assert.Equal(t, 1, actions, "one abort action")
-	assert.Contains(t, eventReasons(t, h, "Deploy"), "DeployAborted")
-	assert.Contains(t, eventReasons(t, h, "Deploy"), "DeployRollback")
+	reasons := eventsWhen(t, h, "Deploy", func(r []string) bool { return contains(r, "DeployAborted") && contains(r, "DeployRollback") })
+	assert.Contains(t, reasons, "DeployAborted")
+	assert.Contains(t, reasons, "DeployRollback")
 }
 
 func (h *harness) waitUntilRuns(composite string) {
@@ -250,6 +252,20 @@ func (h *harness) waitUntilRuns(composite string) {
 
 // eventReasons lists the reasons (with the prefix) of the events regarding
 // the system Upgrade since the current fakevim system started, oldest first.
+// eventsWhen returns the reasons of system's events starting with prefix,
+// in time order, once done holds for them (at most 30 s: the manager's
+// event broadcaster writes events asynchronously, after the status write
+// the test waited for); the caller asserts on what it gets.
+func eventsWhen(t *testing.T, h *harness, prefix string, done func([]string) bool) []string {
+	t.Helper()
+	var reasons []string
+	_ = wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		reasons = eventReasons(t, h, prefix)
+		return done(reasons), nil
+	})
+	return reasons
+}
+
 func eventReasons(t *testing.T, h *harness, prefix string) []string {
 	var list eventsv1.EventList
 	require.NoError(t, h.c.List(context.Background(), &list))
