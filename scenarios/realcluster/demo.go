@@ -114,7 +114,7 @@ func RunDemo(ctx context.Context, cfg DemoConfig) (*transcript.Summary, error) {
 		return nil, err
 	}
 	sum := summarize(ups, rec.Events(), time.Since(start))
-	sum.KubeEvents = kubeEvents(ctx, c, demoNamespace, start)
+	sum.KubeEvents = settledKubeEvents(ctx, c, demoNamespace, start, ups)
 	obs.Stop()
 	tr.Finish(*sum)
 	return sum, errors.Join(rec.Err(), checks.Verdict(sum.Upgrades, sum.Reports))
@@ -169,6 +169,31 @@ func WaitTerminal(ctx context.Context, c client.Reader, namespace string, timeou
 	}
 	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
 	return list.Items, nil
+}
+
+// settledKubeEvents is kubeEvents once every Completed upgrade's
+// "Completed" event is listed, or after 10 s: the manager's event
+// broadcaster writes events asynchronously, after the status write that
+// WaitTerminal saw.
+func settledKubeEvents(ctx context.Context, c client.Reader, namespace string, start time.Time, ups []upgradesv1alpha1.ApplicationUpgrade) []transcript.KubeEvent {
+	want := 0
+	for _, u := range ups {
+		if u.Status.Phase == upgradesv1alpha1.PhaseCompleted {
+			want++
+		}
+	}
+	var events []transcript.KubeEvent
+	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		events = kubeEvents(ctx, c, namespace, start)
+		n := 0
+		for _, e := range events {
+			if e.Reason == "Completed" {
+				n++
+			}
+		}
+		return n >= want, nil
+	})
+	return events
 }
 
 // kubeEvents lists the events.k8s.io events regarding ApplicationUpgrades in
