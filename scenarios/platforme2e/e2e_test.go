@@ -5,7 +5,6 @@ package platforme2e
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"regexp"
 	"sort"
 	"strings"
@@ -317,14 +316,13 @@ func sample(rows []row) []row {
 }
 
 // requestsPerStep splits fakevim's request log at each strategy create
-// (POST …/sw-upgrade/strategy or …/kube-upgrade/strategy answered < 300)
+// (strategyCreate)
 // and counts each part's requests by service and in total; requests
 // before the first create are not counted.
 func requestsPerStep(log []fakevim.Request) []map[string]int {
 	var out []map[string]int
 	for _, r := range log {
-		if r.Method == http.MethodPost && r.Status < 300 &&
-			(r.Path == "/api/orchestration/sw-upgrade/strategy" || r.Path == "/api/orchestration/kube-upgrade/strategy") {
+		if _, ok := strategyCreate(r); ok {
 			out = append(out, map[string]int{})
 		}
 		if len(out) > 0 {

@@ -339,13 +339,8 @@ func (h *harness) fakeState() map[string]any {
 func (h *harness) strategyCreates() map[string]int {
 	out := map[string]int{}
 	for _, r := range h.fake.Requests() {
-		if r.Method == http.MethodPost && r.Status < 300 {
-			switch r.Path {
-			case "/api/orchestration/sw-upgrade/strategy":
-				out["sw-upgrade"]++
-			case "/api/orchestration/kube-upgrade/strategy":
-				out["kube-upgrade"]++
-			}
+		if kind, ok := strategyCreate(r); ok {
+			out[kind]++
 		}
 	}
 	return out
@@ -355,4 +350,19 @@ func (h *harness) strategyCreates() map[string]int {
 // (each reconcile asks the VIM for its current strategy once).
 func (h *harness) observations() int {
 	return h.fake.CountRequests(http.MethodGet, "/api/orchestration/current-strategy/strategy")
+}
+
+// strategyCreate reports whether r is a successful strategy create and of
+// which type ("sw-upgrade" or "kube-upgrade").
+func strategyCreate(r fakevim.Request) (string, bool) {
+	if r.Method != http.MethodPost || r.Status >= 300 {
+		return "", false
+	}
+	switch r.Path {
+	case "/api/orchestration/sw-upgrade/strategy":
+		return "sw-upgrade", true
+	case "/api/orchestration/kube-upgrade/strategy":
+		return "kube-upgrade", true
+	}
+	return "", false
 }

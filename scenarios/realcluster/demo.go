@@ -18,6 +18,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/deploy"
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 	"github.com/lunadas/upgrade-operator/operator/manager"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
@@ -172,7 +173,7 @@ func WaitTerminal(ctx context.Context, c client.Reader, namespace string, timeou
 }
 
 // settledKubeEvents is kubeEvents once every Completed upgrade's
-// "Completed" event is listed, or after 10 s: the manager's event
+// ReasonCompleted event is listed, or after 10 s: the manager's event
 // broadcaster writes events asynchronously, after the status write that
 // WaitTerminal saw.
 func settledKubeEvents(ctx context.Context, c client.Reader, namespace string, start time.Time, ups []upgradesv1alpha1.ApplicationUpgrade) []transcript.KubeEvent {
@@ -187,7 +188,7 @@ func settledKubeEvents(ctx context.Context, c client.Reader, namespace string, s
 		events = kubeEvents(ctx, c, namespace, start)
 		n := 0
 		for _, e := range events {
-			if e.Reason == "Completed" {
+			if e.Reason == appupgrade.ReasonCompleted {
 				n++
 			}
 		}
