@@ -37,7 +37,8 @@ func TestApplyTypes(t *testing.T) {
 	require.NoError(t, err)
 	runToEnd(t, s)
 	st, _ = s.Strategy(s.Now(), SwUpgrade)
-	assert.Equal(t, StateApplyFailed, st.State, "activation needs every host on the release")
+	assert.Equal(t, StateAborted, st.State, "activation needs every host on the release; the VIM then ran its abort phase")
+	assert.Equal(t, ResultFailed, st.Apply.Result)
 	assert.Contains(t, st.Apply.Reason, "hosts [worker-0 worker-1 worker-2] do not run starlingx-13.01.1")
 	assert.Equal(t, DeployActivateFailed, s.Deploys(s.Now())[0].State)
 }
