@@ -44,6 +44,15 @@ type Strategy struct {
 	// nfv SwUpgradeStrategy._build_complete_rollback. Target is then the
 	// release being rolled back.
 	Rollback bool
+	// ApplyFailed: the apply phase failed or timed out (its result is
+	// failed or timed-out: nfv_common strategy Strategy.is_apply_failed /
+	// is_apply_timed_out). The VIM then runs an abort phase of its own
+	// (Strategy.phase_complete calls _abort: apply-failed → aborting →
+	// aborted, abort-failed or abort-timeout), so the state alone does not
+	// tell an apply failure from an abort.
+	ApplyFailed bool
+	// ApplyTimedOut: of those, the apply phase timed out.
+	ApplyTimedOut bool
 }
 
 // USMDeploy is USM's deploy record (GET /v1/deploy): releases as
