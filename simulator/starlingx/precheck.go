@@ -22,7 +22,10 @@ func (s *System) precheck(st *Strategy) string {
 		issues = append(issues, fmt.Sprintf("Deployment in progress: %s to %s", d.FromRelease, d.ToRelease))
 	}
 	tid, did := mustID(target.ID), mustID(s.deployed)
-	if tid.compare(did) < 0 {
+	if tid.compare(did) < 0 && !tid.sameMajor(did) {
+		// a lower release of the running major is a patch removal (see
+		// startDeploy); one of an older major is unavailable after the
+		// major upgrade and never reaches the precheck
 		issues = append(issues, fmt.Sprintf("Release %s is older than the deployed release %s: downgrades are not supported", target.ID, s.deployed))
 	}
 	if a := s.precheckAlarmIssue(st.Request.AlarmRestrictions); a != "" {
