@@ -61,6 +61,20 @@ type USMDeploy struct {
 	From, To, State string
 }
 
+// Removal reports a patch removal: a deploy to an older release of the
+// running major (starlingx/update software_controller.py
+// _validate_releases_for_select: a target below the highest release is
+// removed, not applied). USM neither aborts it ("Abort operation is not
+// supported in patch removal": software_deploy_abort_api) nor deletes it
+// before it completed ("Delete is not supported while removing a
+// release": software_deploy_delete_api), and a VIM rollback strategy
+// needs a deploying release, so only finishing it frees the system.
+func (d USMDeploy) Removal() bool {
+	from, err1 := release.ParseID("starlingx-" + d.From)
+	to, err2 := release.ParseID("starlingx-" + d.To)
+	return err1 == nil && err2 == nil && from.SameMajor(to) && to.Compare(from) < 0
+}
+
 // Live is the StarlingX system as observed in one reconcile.
 type Live struct {
 	// Mode is sysinv's system_mode.
