@@ -64,7 +64,9 @@ func (w *world) adminDeploy(rel string, firstOnly bool) error {
 	if firstOnly {
 		stage = new(int)
 	}
-	w.env.WithModel(func(m *starlingx.System, now time.Time) { _, err = m.ApplyStrategy(now, starlingx.SwUpgrade, uuid, stage) })
+	w.env.WithModel(func(m *starlingx.System, now time.Time) {
+		_, err = m.ApplyStrategy(now, starlingx.SwUpgrade, uuid, stage)
+	})
 	if err != nil {
 		return fmt.Errorf("the administrator's strategy apply: %w", err)
 	}
@@ -77,7 +79,9 @@ func (w *world) adminDeploy(rel string, firstOnly bool) error {
 	if err := w.runUntil("the administrator's strategy to run", 6*time.Hour, done); err != nil {
 		return err
 	}
-	w.env.WithModel(func(m *starlingx.System, now time.Time) { err = m.DeleteStrategy(now, starlingx.SwUpgrade, uuid, firstOnly) })
+	w.env.WithModel(func(m *starlingx.System, now time.Time) {
+		err = m.DeleteStrategy(now, starlingx.SwUpgrade, uuid, firstOnly)
+	})
 	if err != nil {
 		return fmt.Errorf("the administrator's strategy delete: %w", err)
 	}
