@@ -28,6 +28,12 @@ func (s *System) precheck(st *Strategy) string {
 		// major upgrade and never reaches the precheck
 		issues = append(issues, fmt.Sprintf("Release %s is older than the deployed release %s: downgrades are not supported", target.ID, s.deployed))
 	}
+	if tid.compare(did) < 0 && tid.sameMajor(did) && target.State != ReleaseDeployed && target.State != ReleaseCommitted {
+		// software_controller.py _validate_releases_for_select: "removing
+		// a release is only supported by selecting a previous product
+		// release in deployed state"
+		issues = append(issues, fmt.Sprintf("Release %s is %s: removing a release is only supported by selecting a previous product release in deployed state", target.ID, target.State))
+	}
 	if a := s.precheckAlarmIssue(st.Request.AlarmRestrictions); a != "" {
 		issues = append(issues, a)
 	}

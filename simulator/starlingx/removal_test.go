@@ -56,6 +56,13 @@ func TestPatchRemoval(t *testing.T) {
 		assert.Equal(t, "starlingx-13.01.1", h.SoftwareRelease, h.Hostname)
 	}
 
+	// The target of a removal must be deployed.
+	a := newSystem(t, Simplex, func(c *Config) { c.DeployedRelease = "starlingx-13.01.2" })
+	require.Equal(t, ReleaseAvailable, releaseState(a, "starlingx-13.01.1"))
+	st = built(t, a, swReq("starlingx-13.01.1"))
+	assert.Equal(t, StateBuildFailed, st.State)
+	assert.Contains(t, st.Build.Reason, "removing a release is only supported by selecting a previous product release in deployed state")
+
 	// A removal left by a failed strategy: no rollback builds for it.
 	f := newSystem(t, Simplex)
 	applied(t, f, swReq("starlingx-13.01.2"))
