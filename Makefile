@@ -368,3 +368,10 @@ node-images: ## The real node's images (pause, demo app, operator) as one archiv
 .PHONY: test-node
 test-node: controlplane node ## Real containers on the real node: exec readiness, SIGTERM drain while terminating, crash restarts.
 	$(GO) test -tags realnode -v -count=1 -timeout 15m ./scenarios/realnode/ $(ARGS)
+
+# The chart's operator as a pod on the real node (its image from the node
+# image archive, checked against the current go build), webhooks served
+# from the pod at https://localhost:<port>, the pod deleted mid-rollout.
+.PHONY: test-node-incluster
+test-node-incluster: controlplane node $(HELM) $(KUBECTL) ## The operator in-cluster on the real node: helm install, the demo upgrade on real containers, kubectl delete pod mid-rollout.
+	$(GO) test -tags e2e,realnode -v -count=1 -timeout 15m -run '^TestInClusterOnRealNode$$' ./scenarios/install/ $(ARGS)
