@@ -376,7 +376,7 @@ test-node: controlplane node ## Real containers on the real node: exec readiness
 # their event logs go to artifacts/traces/real-node (make fidelity REAL_NODE=1 FIDELITY_REUSE=1).
 .PHONY: test-node-features
 test-node-features: controlplane node ## The @real-node scenarios on the real node's containers, and the counters-only mutant caught there.
-	$(GO) test -tags e2e,mutants -v -count=1 -timeout 30m $(STEPS_PKG) -run '^(TestFeaturesReal|TestMutantsReal)$$' -real.node -mutant=counters-only $(ARGS)
+	$(GO) test -tags e2e,mutants -v -count=1 -timeout 30m $(STEPS_PKG) -run '^(TestFeaturesReal|TestMutantsReal)$$' -real.node -real.concurrency 1 -mutant=counters-only $(ARGS)
 
 # The chart's operator as a pod on the real node (its image from the node
 # image archive, checked against the current go build), webhooks served

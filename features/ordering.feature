@@ -57,7 +57,7 @@ Feature: The API is upgraded only after every old worker pod is gone
     And the API image is written within 2 seconds after the last old worker pod is deleted
     And each Deployment image was written once
 
-  @real @real-node @C05
+  @real @C05
   Scenario: C05 a worker with the Recreate strategy
     Given a worker Deployment with 2 replicas, the Recreate strategy, pods ready after 2s and terminating in 5s
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
