@@ -18,7 +18,11 @@ const (
 	// (apps.go: "statefulset" for statefulset-controller, "daemonset" for
 	// daemonset-controller; both create and garbage-collect their own
 	// ControllerRevisions, so no further controller is needed for those).
-	enabledControllers = "deployment,replicaset,statefulset,daemonset,serviceaccount,serviceaccount-token,namespace,garbagecollector"
+	// "root-ca-cert-publisher" (certificates.go) writes the kube-root-ca.crt
+	// ConfigMap every namespace's projected ServiceAccount token volume
+	// mounts: without it a real kubelet (Options.RealNode) never starts a
+	// pod that mounts a token.
+	enabledControllers = "deployment,replicaset,statefulset,daemonset,serviceaccount,serviceaccount-token,namespace,garbagecollector,root-ca-cert-publisher"
 )
 
 // ports are the TCP ports on 127.0.0.1 the components listen on.
