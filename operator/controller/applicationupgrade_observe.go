@@ -169,9 +169,7 @@ func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Dep
 	if assess == nil {
 		assess = rollout.Assess
 	}
-	opts := r.AssessOptions
-	opts.Now = r.now()
-	return assess(d, rss.Items, pods.Items, opts), nil
+	return assess(d, rss.Items, pods.Items, r.AssessOptions), nil
 }
 
 // claimedBy returns namespace/name of the oldest unfinished
