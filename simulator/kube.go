@@ -82,6 +82,7 @@ func (s *Sim) InstallKubeControllers(opts KubeOptions) {
 		Watch{Object: &corev1.Pod{}, Map: dc.mapDeletedPod, Filter: func(ev WatchEvent) bool { return ev.Type == watch.Deleted }},
 	).SetWatchDelay(opts.DeploymentDelay)
 	s.installWorkloadControllers(kcm)
+	s.installResourceQuotaController(kcm)
 }
 
 // MapToControllerOwner is a Watch.Map to an object's controller owner of
