@@ -94,3 +94,19 @@ Feature: Failures are reported, named and never followed by the API write
     And the phase becomes "Completed" within 2 minutes
     And the API image is never written while an old worker pod exists
     And each Deployment image was written once
+
+  @real @quota
+  Scenario: a ResourceQuota refuses the worker's surge pod
+    The quota admission refuses the new ReplicaSet's first pod; the
+    ReplicaSet reports FailedCreate, the Deployment ReplicaFailure, and the
+    upgrade fails at once with the API server's message, naming the quota.
+    Given a worker Deployment with 2 replicas, surge 1, unavailable 0, a progress deadline of 60s, pods ready after 2s and terminating in 2s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    And a ResourceQuota "worker-quota" allowing 3 pods
+    When the upgrade "upgrade-v2" is applied
+    Then the phase becomes "Failed" within 20 seconds
+    And the message contains "cannot create replicas (FailedCreate)"
+    And the message contains "is forbidden: exceeded quota: worker-quota, requested: pods=1, used: pods=3, limited: pods=3"
+    And the upgrade failed before the worker's progress deadline
+    And the API image is not written
