@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crevent "sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -22,6 +24,26 @@ type Watch struct {
 	Map func(ctx context.Context, obj client.Object) []reconcile.Request
 	// Filter, when set, drops the events it returns false for (a predicate).
 	Filter func(ev WatchEvent) bool
+}
+
+// FilterOf turns a controller-runtime predicate into a Watch's Filter:
+// Added is its Create, Modified its Update (old and new), Deleted its
+// Delete. A nil predicate passes every event.
+func FilterOf(p predicate.Predicate) func(WatchEvent) bool {
+	if p == nil {
+		return nil
+	}
+	return func(ev WatchEvent) bool {
+		switch ev.Type {
+		case watch.Added:
+			return p.Create(crevent.CreateEvent{Object: ev.Object})
+		case watch.Modified:
+			return p.Update(crevent.UpdateEvent{ObjectOld: ev.Old, ObjectNew: ev.Object})
+		case watch.Deleted:
+			return p.Delete(crevent.DeleteEvent{Object: ev.Object})
+		}
+		return p.Generic(crevent.GenericEvent{Object: ev.Object})
+	}
 }
 
 type boundWatch struct {

@@ -18,10 +18,14 @@ const (
 	// (apps.go: "statefulset" for statefulset-controller, "daemonset" for
 	// daemonset-controller; both create and garbage-collect their own
 	// ControllerRevisions, so no further controller is needed for those).
-	// "resourcequota" (resourcequota-controller) computes a ResourceQuota's
-	// status.hard and status.used: without it the ResourceQuota admission
-	// plugin finds no status.hard and enforces nothing.
-	enabledControllers = "deployment,replicaset,statefulset,daemonset,serviceaccount,serviceaccount-token,namespace,garbagecollector,resourcequota"
+	// "root-ca-cert-publisher" (certificates.go) writes the kube-root-ca.crt
+	// ConfigMap every namespace's projected ServiceAccount token volume
+	// mounts: without it a real kubelet (Options.RealNode) never starts a
+	// pod that mounts a token. "resourcequota" (resourcequota-controller)
+	// computes a ResourceQuota's status.hard and status.used: without it the
+	// ResourceQuota admission plugin finds no status.hard and enforces
+	// nothing.
+	enabledControllers = "deployment,replicaset,statefulset,daemonset,serviceaccount,serviceaccount-token,namespace,garbagecollector,root-ca-cert-publisher,resourcequota"
 )
 
 // ports are the TCP ports on 127.0.0.1 the components listen on.

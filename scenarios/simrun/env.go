@@ -141,13 +141,17 @@ func (e *Env) AddOperator(name string, customize func(*controller.ApplicationUpg
 	if wrap != nil {
 		rec = wrap(r)
 	}
-	m := controller.Mapper{Reader: e.Sim.Client()}
-	return e.Sim.AddController(name, rec,
-		simulator.Watch{Object: &upgradesv1alpha1.ApplicationUpgrade{}},
-		simulator.Watch{Object: &upgradesv1alpha1.ApplicationUpgrade{}, Map: m.Upgrade},
-		simulator.Watch{Object: &appsv1.Deployment{}, Map: m.Deployment},
-		simulator.Watch{Object: &appsv1.ReplicaSet{}, Map: m.ReplicaSet},
-		simulator.Watch{Object: &corev1.Pod{}, Map: m.Pod})
+	return e.Sim.AddController(name, rec, OperatorWatches(e.Sim)...)
+}
+
+// OperatorWatches are the manager's watches (controller.Mapper.Watches,
+// predicates included) as simulator watches reading sim's store.
+func OperatorWatches(sim *simulator.Sim) []simulator.Watch {
+	var ws []simulator.Watch
+	for _, w := range (controller.Mapper{Reader: sim.Client()}).Watches() {
+		ws = append(ws, simulator.Watch{Object: w.Object, Map: w.Map, Filter: simulator.FilterOf(w.Predicate)})
+	}
+	return ws
 }
 
 // Create creates objs in order; errors name the object. An

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/lunadas/upgrade-operator/scenarios/cluster"
 	"github.com/lunadas/upgrade-operator/scenarios/history"
 	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
+	"github.com/lunadas/upgrade-operator/scenarios/realnode"
 )
 
 // scenario is the state of one running scenario.
@@ -172,11 +174,27 @@ func (s *scenario) deployment(ctx context.Context, role, name string, replicas i
 		return err
 	}
 	s.roles[role] = spec
-	obj := spec.object(s.cl.Namespace())
+	obj, err := s.deploymentObject(spec)
+	if err != nil {
+		return err
+	}
 	if err := s.cl.Client().Create(ctx, obj); err != nil {
 		return fmt.Errorf("create deployment %s/%s: %w", obj.Namespace, obj.Name, err)
 	}
 	return nil
+}
+
+// deploymentObject is spec's Deployment in the scenario's namespace, its
+// pods on the real node when the run has one and the scenario is tagged
+// RealNodeTag.
+func (s *scenario) deploymentObject(spec *deploymentSpec) (*appsv1.Deployment, error) {
+	obj := spec.object(s.cl.Namespace())
+	if s.cfg.RealNode && s.cfg.Backend.Name() == cluster.BackendReal && slices.Contains(s.tags, RealNodeTag) {
+		if err := realnode.AdaptPodTemplate(&obj.Spec.Template); err != nil {
+			return nil, fmt.Errorf("deployment %s/%s on the real node: %w", obj.Namespace, obj.Name, err)
+		}
+	}
+	return obj, nil
 }
 
 // rolledOut waits until every Deployment of the scenario is rolled out (or
