@@ -78,6 +78,9 @@ type Controller struct {
 
 	watchDelay    time.Duration
 	reconcileTime time.Duration
+	writeTime     time.Duration
+	// writes counts the API writes of the reconcile running now.
+	writes int
 	delivery      func(WatchEvent) (time.Duration, bool)
 }
 
@@ -133,6 +136,13 @@ func (c *Controller) SetWatchDelay(d time.Duration) *Controller { c.watchDelay =
 // virtual time: its reads and writes happen at the start, and the next
 // reconcile starts d later (default 0).
 func (c *Controller) SetReconcileDuration(d time.Duration) *Controller { c.reconcileTime = d; return c }
+
+// SetWriteDuration makes each API write (create, update, patch, delete,
+// deletecollection; refused ones included: the round trip happens) of a
+// reconcile occupy the controller for d more of virtual time, as
+// sequential API round trips do: the writes still take effect at once,
+// the next reconcile starts later (default 0).
+func (c *Controller) SetWriteDuration(d time.Duration) *Controller { c.writeTime = d; return c }
 
 // SetDelivery installs a per-event delivery decision for fault injection:
 // f returns the delay for this event, or drop=true to lose it. Nil restores

@@ -13,7 +13,10 @@ import (
 
 	"github.com/cucumber/godog"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -144,6 +147,7 @@ func (s *scenario) register(sc *godog.ScenarioContext) {
 func (s *scenario) registerSetup(sc *godog.ScenarioContext) {
 	sc.Step(`^an? (worker|API) Deployment(?: "([^"]+)")? with (\d+) replicas?(.*)$`, s.deployment)
 	sc.Step(`^the Deployments are rolled out$`, s.rolledOut)
+	sc.Step(`^a ResourceQuota "([^"]+)" allowing (\d+) pods$`, s.podQuota)
 	sc.Step(`^the first (\d+) attempts of every write by the operator are rejected with Conflict$`, s.rejectWrites)
 	sc.Step(`^the operator is killed after each of its API calls with probability (\d+)% and restarted (\d+) seconds? later$`, s.killRandomly)
 	sc.Step(`^the Deployment controller observes every change (\d+) seconds? late$`, s.slowDeploymentController)
@@ -206,6 +210,27 @@ func (s *scenario) rolledOut(ctx context.Context) error {
 		return fmt.Errorf("%w (last: %s)", err, last)
 	}
 	return nil
+}
+
+// podQuota creates a ResourceQuota of n pods in the scenario's namespace
+// and waits until the resourcequota controller has published its usage:
+// until then the ResourceQuota admission plugin finds no status.hard and
+// admits every pod (k8s.io/apiserver pkg/admission/plugin/resourcequota
+// CheckRequest), on the simulator (simulator/resourcequota_controller.go)
+// as on the local control plane.
+func (s *scenario) podQuota(ctx context.Context, name string, n int) error {
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: s.cl.Namespace(), Name: name},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(int64(n), resource.DecimalSI)}}}
+	if err := s.cl.Client().Create(ctx, q); err != nil {
+		return fmt.Errorf("create resourcequota %s/%s: %w", q.Namespace, name, err)
+	}
+	return s.cl.Eventually(ctx, "resourcequota "+name+" has status.used", time.Minute, func(ctx context.Context) (bool, error) {
+		if err := s.cl.Client().Get(ctx, client.ObjectKeyFromObject(q), q); err != nil {
+			return false, err
+		}
+		_, ok := q.Status.Used[corev1.ResourcePods]
+		return ok, nil
+	})
 }
 
 func (s *scenario) rejectWrites(n int) error {
