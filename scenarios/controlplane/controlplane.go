@@ -151,12 +151,10 @@ func (cp *ControlPlane) start(ctx context.Context, stages []string) error {
 	if err := cp.waitAPIServer(ctx, client); err != nil {
 		return err
 	}
+	// enabledControllers include root-ca-cert-publisher: a real kubelet
+	// mounts the kube-root-ca.crt ConfigMap into every pod with a service
+	// account token.
 	kcmArgs := controllerManagerArgs(kubeconfigs[controllerManagerUser], k)
-	if cp.opts.RealNode {
-		// A kubelet mounts the kube-root-ca.crt ConfigMap into every pod
-		// with a service account token; its publisher is not needed for kwok.
-		kcmArgs = append(kcmArgs, "--controllers="+enabledControllers+",root-ca-cert-publisher")
-	}
 	if err := cp.run(controllerManagerBin, kcmArgs, nil); err != nil {
 		return err
 	}
