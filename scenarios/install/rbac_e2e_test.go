@@ -242,17 +242,18 @@ func (w testWriter) Write(p []byte) (int, error) {
 // and the templates refuse two reconciling replicas.
 func TestHelmRefusesBadValues(t *testing.T) {
 	for set, want := range map[string]string{
-		"watchNamespace={job-system}":                             "additional properties 'watchNamespace' not allowed",
-		"watchNamespaces={Job_System}":                            "does not match pattern",
-		"manager.replicas=2,manager.leaderElection.enabled=false": "needs manager.leaderElection.enabled=true",
-		"webhook.failurePolicy=Sometimes":                         "webhook/failurePolicy",
-		"vim.keystoneURL=http://k:5000/v3":                        "additional properties 'keystoneURL' not allowed",
-		"platform.enabled=true":                                   "platform.enabled needs vim.credentialsSecret",
-		"vim.credentialsSecret=keystone":                          "read only by the platform controller",
-		"webhook.certManager.enabled=maybe":                       "webhook/certManager/enabled",
-		"webhook.url=https://127.0.0.1:9443":                      "the host must be a DNS name",
-		"webhook.url=https://localhost:9443/hooks":                "webhook/url",
-		"webhook.url=http://localhost:9443":                       "webhook/url",
+		"watchNamespace={job-system}":                                "additional properties 'watchNamespace' not allowed",
+		"watchNamespaces={Job_System}":                               "does not match pattern",
+		"manager.replicas=2,manager.leaderElection.enabled=false":    "needs manager.leaderElection.enabled=true",
+		"webhook.failurePolicy=Sometimes":                            "webhook/failurePolicy",
+		"vim.keystoneURL=http://k:5000/v3":                           "additional properties 'keystoneURL' not allowed",
+		"platform.enabled=true":                                      "platform.enabled needs vim.credentialsSecret",
+		"vim.credentialsSecret=keystone":                             "read only by the platform controller",
+		"webhook.certManager.enabled=maybe":                          "webhook/certManager/enabled",
+		"webhook.url=https://127.0.0.1:9443":                         "the host must be a DNS name",
+		"webhook.url=https://localhost:9443/hooks":                   "webhook/url",
+		"webhook.url=http://localhost:9443":                          "webhook/url",
+		"manager.env[0].name=WATCH_NAMESPACE,manager.env[0].value=x": "manager.env lists WATCH_NAMESPACE, which nothing in the manager reads",
 	} {
 		_, err := HelmTemplate(context.Background(), "uo", releaseNamespace, set)
 		require.Error(t, err, set)
