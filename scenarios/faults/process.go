@@ -7,7 +7,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -15,8 +14,8 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/scenarios/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
@@ -233,14 +232,8 @@ func notFound(gvk schema.GroupVersionKind, name string) error {
 	return apierrors.NewNotFound(groupResource(gvk), name)
 }
 
-// operatorWatches are the operator's watches, as simrun registers them,
-// for a second replica.
+// operatorWatches are the operator's watches, as simrun registers them
+// (simrun.OperatorWatches), for a second replica.
 func operatorWatches(sim *simulator.Sim) []simulator.Watch {
-	m := controller.Mapper{Reader: sim.Client()}
-	return []simulator.Watch{
-		{Object: &upgradesv1alpha1.ApplicationUpgrade{}},
-		{Object: &appsv1.Deployment{}, Map: m.Deployment},
-		{Object: &appsv1.ReplicaSet{}, Map: m.ReplicaSet},
-		{Object: &corev1.Pod{}, Map: m.Pod},
-	}
+	return simrun.OperatorWatches(sim)
 }

@@ -83,7 +83,7 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 	}, ObservedVersion)
 	sim.Subscribe(func(ev simulator.WatchEvent) {
 		switch ev.Object.(type) {
-		case *appsv1.Deployment, *appsv1.ReplicaSet, *corev1.Pod:
+		case *appsv1.Deployment, *appsv1.ReplicaSet, *appsv1.StatefulSet, *appsv1.DaemonSet, *appsv1.ControllerRevision, *corev1.Pod:
 			e.changedApp = true
 		case *upgradesv1alpha1.ApplicationUpgrade, *upgradesv1beta1.ApplicationUpgrade:
 			e.changedUpgrades = true
@@ -141,13 +141,29 @@ func (e *Env) AddOperator(name string, customize func(*controller.ApplicationUpg
 	if wrap != nil {
 		rec = wrap(r)
 	}
-	m := controller.Mapper{Reader: e.Sim.Client()}
-	return e.Sim.AddController(name, rec,
-		simulator.Watch{Object: &upgradesv1alpha1.ApplicationUpgrade{}},
-		simulator.Watch{Object: &upgradesv1alpha1.ApplicationUpgrade{}, Map: m.Upgrade},
-		simulator.Watch{Object: &appsv1.Deployment{}, Map: m.Deployment},
-		simulator.Watch{Object: &appsv1.ReplicaSet{}, Map: m.ReplicaSet},
-		simulator.Watch{Object: &corev1.Pod{}, Map: m.Pod})
+	return e.Sim.AddController(name, rec, OperatorWatches(e.Sim)...)
+}
+
+// OperatorWatches are the operator's watches on sim, the same kinds and
+// mappings as the real manager registers them
+// (controller.ApplicationUpgradeReconciler.SetupWithManagerAs): the
+// upgrade itself, the upgrades naming another (controller.Mapper.Upgrade),
+// and the workloads of every kind with what they own: Deployments and
+// their ReplicaSets, StatefulSets, DaemonSets and their
+// ControllerRevisions, and pods. The upgrade is watched at
+// ObservedVersion; the store converts.
+func OperatorWatches(sim *simulator.Sim) []simulator.Watch {
+	m := controller.Mapper{Reader: sim.Client()}
+	return []simulator.Watch{
+		{Object: &upgradesv1alpha1.ApplicationUpgrade{}},
+		{Object: &upgradesv1alpha1.ApplicationUpgrade{}, Map: m.Upgrade},
+		{Object: &appsv1.Deployment{}, Map: m.Deployment},
+		{Object: &appsv1.ReplicaSet{}, Map: m.ReplicaSet},
+		{Object: &appsv1.StatefulSet{}, Map: m.StatefulSet},
+		{Object: &appsv1.DaemonSet{}, Map: m.DaemonSet},
+		{Object: &appsv1.ControllerRevision{}, Map: m.ControllerRevision},
+		{Object: &corev1.Pod{}, Map: m.Pod},
+	}
 }
 
 // Create creates objs in order; errors name the object. An
