@@ -29,9 +29,16 @@ func WorkloadKey(kind, namespace, name string) string {
 	return Key(namespace, kind+"/"+name)
 }
 
-// WorkloadKey is the key of the event's workload (Deployment and Kind):
-// the pod's owner, or the workload written.
-func (e Event) WorkloadKey() string { return WorkloadKey(e.Kind, e.Namespace, e.Deployment) }
+// WorkloadKey is the key of the event's workload: a pod event's owner
+// (Deployment and Kind), else the object itself (Name and Kind: the
+// workload a DeploymentWrite, DeploymentStatus or Revision is about).
+func (e Event) WorkloadKey() string {
+	switch e.Event {
+	case PodCreated, PodReady, PodDeleting, PodDeleted:
+		return WorkloadKey(e.Kind, e.Namespace, e.Deployment)
+	}
+	return WorkloadKey(e.Kind, e.Namespace, e.Name)
+}
 
 // workload records a StatefulSet's or DaemonSet's template writes, as
 // deployment does a Deployment's: DeploymentWrite events with Kind set.
