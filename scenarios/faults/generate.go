@@ -19,6 +19,23 @@ var weights = []struct {
 	{GitopsRevert, 1},
 }
 
+// unaimedWeights are the weights of the faults not aimed at a component.
+func unaimedWeights() []struct {
+	kind Kind
+	w    int
+} {
+	var out []struct {
+		kind Kind
+		w    int
+	}
+	for _, w := range weights {
+		if !aimed[w.kind] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // Window is the virtual time after the upgrades' creation in which
 // Generate places timed faults: about the demo's upgrade.
 const Window = 70 * time.Second
@@ -30,6 +47,12 @@ func Generate(seed int64, scenarios []string) Schedule {
 	rng := rand.New(rand.NewSource(seed*1_000_003 + 0x5eed))
 	s := Schedule{Seed: seed, Scenario: scenarios[rng.Intn(len(scenarios))]}
 	n := []int{0, 1, 1, 1, 2, 2, 2, 3, 3, 4}[rng.Intn(10)]
+	weights := weights
+	if IsGraph(s.Scenario) {
+		// a graph's components are not the catalog's worker and API:
+		// only the API, process and node faults (RefuseGraphTargets)
+		weights = unaimedWeights()
+	}
 	total := 0
 	for _, w := range weights {
 		total += w.w
