@@ -16,7 +16,7 @@ var weights = []struct {
 	{Stale, 4}, {Drop, 3}, {Crash, 5}, {LeaseLost, 3}, {KCMLag, 3},
 	{Slow, 2}, {NeverReady, 1}, {CrashLoop, 1}, {BadImage, 1},
 	{NodeLost, 2}, {Scale, 3}, {Edit, 3}, {Respec, 2}, {Delete, 2},
-	{GitopsRevert, 1},
+	{GitopsRevert, 1}, {WebhookDown, 2},
 }
 
 // unaimedWeights are the weights of the faults not aimed at a component.
@@ -149,6 +149,8 @@ func draw(rng *rand.Rand, k Kind) Fault {
 		f.Args["down"] = ms(100*time.Millisecond, 15*time.Second)
 	case LeaseLost:
 		f.Args["for"] = secs(3, 40)
+	case WebhookDown:
+		f.Args["for"] = secs(5, 40)
 	case KCMLag:
 		f.Args["for"] = secs(5, 40)
 		f.Args["lag"] = ms(500*time.Millisecond, 5*time.Second)

@@ -53,6 +53,8 @@ type Write struct {
 // Injector applies a Schedule to one simulated run; it implements
 // simrun.Injector. Use one per run.
 type Injector struct {
+	// webhookDownUntil is the end of a webhook-down window (zero: none).
+	webhookDownUntil time.Time
 	sched Schedule
 	out   io.Writer
 	ctx   context.Context
@@ -182,6 +184,9 @@ func (in *Injector) intercept(req simulator.APIRequest) error {
 	}
 	p := in.byClient[req.Client]
 	if p == nil || !in.started {
+		if in.webhookRefuses(req) { // a user's or an actor's write
+			return webhookErr()
+		}
 		return nil
 	}
 	in.calls++
@@ -201,6 +206,9 @@ func (in *Injector) intercept(req simulator.APIRequest) error {
 	}
 	if p.stalled() {
 		return timeoutErr()
+	}
+	if in.webhookRefuses(req) {
+		return webhookErr()
 	}
 	write := isWrite(req.Verb)
 	if in.leaseMode && write {
