@@ -55,9 +55,9 @@ type Write struct {
 type Injector struct {
 	// webhookDownUntil is the end of a webhook-down window (zero: none).
 	webhookDownUntil time.Time
-	sched Schedule
-	out   io.Writer
-	ctx   context.Context
+	sched            Schedule
+	out              io.Writer
+	ctx              context.Context
 
 	sim       *simulator.Sim
 	base      *controller.ApplicationUpgradeReconciler
