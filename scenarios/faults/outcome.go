@@ -216,6 +216,7 @@ func Run(ctx context.Context, cfg RunConfig) *Outcome {
 	}
 	objs = Prepare(objs, cfg.Schedule.Faults)
 	in := NewInjector(cfg.Schedule, upgradesOf(objs), cfg.Transcript)
+	in.ScaleLimits(componentsOf(objs))
 	limit := cfg.Limit
 	if limit == 0 {
 		limit = DefaultLimit
@@ -334,4 +335,19 @@ func sortedReportKeys(res *simrun.Result) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// componentsOf counts the components of the upgrades among objs (two per
+// v1alpha1 upgrade).
+func componentsOf(objs []client.Object) int {
+	n := 0
+	for _, o := range objs {
+		switch u := o.(type) {
+		case *upgradesv1alpha1.ApplicationUpgrade:
+			n += 2
+		case *upgradesv1beta1.ApplicationUpgrade:
+			n += len(u.Spec.Components)
+		}
+	}
+	return n
 }

@@ -203,3 +203,13 @@ func TestWebhookDownRefusesUpgradeWrites(t *testing.T) {
 	requireOK(t, g, tr)
 	assert.Equal(t, ExpectCompleted, g.ExpectedState())
 }
+
+// TestWideWaveIsNoHotLoop: the four-component wave of graph-wide, written
+// at one instant with ambiguous writes, makes over 300 uncached calls at
+// that instant and then settles — a hot loop only by the two-component
+// limit, which scales with the components (seed 362 of --seeds 2000).
+func TestWideWaveIsNoHotLoop(t *testing.T) {
+	o, tr, _ := run(t, 362, "graph-wide", "ambiguous@45:n=3")
+	requireOK(t, o, tr)
+	assert.Equal(t, ExpectCompleted, o.ExpectedState())
+}
