@@ -149,9 +149,11 @@ test-mutants: controlplane ## C01-C04 against every mutant, on the simulator and
 # test-features-real run instead of running the real scenarios again.
 FIDELITY_REUSE ?= 0
 .PHONY: fidelity
-fidelity: controlplane ## Sim vs real: state sequences of every @real scenario, agreement and phase-duration ratios.
+# REAL_NODE=1: the @real-node scenarios, sim vs the real kubelet (their
+# logs from the last make test-node-features with FIDELITY_REUSE=1).
+fidelity: controlplane $(if $(filter 1 true yes,$(REAL_NODE)),node) ## Sim vs real: state sequences of every @real scenario, agreement and phase-duration ratios (REAL_NODE=1: vs the real kubelet).
 	$(GO) test -tags e2e,fidelity $(TESTFLAGS) -v -timeout $(E2E_TIMEOUT) $(STEPS_PKG) -run '^TestFidelity$$' \
-		-fidelity.reuse=$(if $(filter 1 true yes,$(FIDELITY_REUSE)),true,false) $(ARGS)
+		-fidelity.reuse=$(if $(filter 1 true yes,$(FIDELITY_REUSE)),true,false) $(if $(filter 1 true yes,$(REAL_NODE)),-real.node) $(ARGS)
 
 ##@ Local control plane (real kube-apiserver, controllers, scheduler, etcd, kwok)
 
@@ -368,3 +370,17 @@ node-images: ## The real node's images (pause, demo app, operator) as one archiv
 .PHONY: test-node
 test-node: controlplane node ## Real containers on the real node: exec readiness, SIGTERM drain while terminating, crash restarts.
 	$(GO) test -tags realnode -v -count=1 -timeout 15m ./scenarios/realnode/ $(ARGS)
+
+# The @real-node scenarios (features/README.md) with their pods as real
+# containers on the real node, then the counters-only mutant against them;
+# their event logs go to artifacts/traces/real-node (make fidelity REAL_NODE=1 FIDELITY_REUSE=1).
+.PHONY: test-node-features
+test-node-features: controlplane node ## The @real-node scenarios on the real node's containers, and the counters-only mutant caught there.
+	$(GO) test -tags e2e,mutants -v -count=1 -timeout 30m $(STEPS_PKG) -run '^(TestFeaturesReal|TestMutantsReal)$$' -real.node -real.concurrency 1 -mutant=counters-only $(ARGS)
+
+# The chart's operator as a pod on the real node (its image from the node
+# image archive, checked against the current go build), webhooks served
+# from the pod at https://localhost:<port>, the pod deleted mid-rollout.
+.PHONY: test-node-incluster
+test-node-incluster: controlplane node $(HELM) $(KUBECTL) ## The operator in-cluster on the real node: helm install, the demo upgrade on real containers, kubectl delete pod mid-rollout.
+	$(GO) test -tags e2e,realnode -v -count=1 -timeout 15m -run '^TestInClusterOnRealNode$$' ./scenarios/install/ $(ARGS)

@@ -100,8 +100,11 @@ func TestApplyFailedAtStage(t *testing.T) {
 	h.waitState(vim.StrategySwUpgrade, vim.StateReadyToApply)
 	_, err = h.client.ApplyStrategy(ctx, vim.StrategySwUpgrade, st.UUID, nil)
 	require.NoError(t, err)
-	st, _ = h.waitState(vim.StrategySwUpgrade, vim.StateApplyFailed, vim.StateApplied)
-	require.Equal(t, vim.StateApplyFailed, st.State)
+	// apply-failed, then the VIM's own abort phase (nfv_common
+	// Strategy.phase_complete → _abort): aborting → aborted, the apply
+	// phase still failed
+	st, _ = h.waitState(vim.StrategySwUpgrade, vim.StateAborted, vim.StateApplied)
+	require.Equal(t, vim.StateAborted, st.State)
 	assert.Equal(t, "abort", st.CurrentPhase)
 	assert.Equal(t, "failed", st.ApplyPhase.Result)
 	assert.Contains(t, st.ApplyPhase.Reason, "injected apply failure at stage 1")

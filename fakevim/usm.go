@@ -84,7 +84,11 @@ func releaseJSON(x starlingx.Release) map[string]any {
 	}
 }
 
-// listDeploys answers the deploy list: [] or [the deploy].
+// listDeploys answers the deploy list: [] or [the deploy]. Each record
+// carries pre_upgrade_deploy, which software_deploy_show_api always adds
+// ("Ensure pre_upgrade_deploy is in the response") and the real
+// "software deploy show" reads (deploy_shell.py do_show: a KeyError
+// without it).
 func (s *Server) listDeploys(w http.ResponseWriter, _ *http.Request) {
 	out := []map[string]any{}
 	s.WithModel(func(m *starlingx.System, now time.Time) {
@@ -92,6 +96,7 @@ func (s *Server) listDeploys(w http.ResponseWriter, _ *http.Request) {
 			out = append(out, map[string]any{
 				"from_release": d.FromRelease, "to_release": d.ToRelease, "feed_repo": d.FeedRepo,
 				"commit_id": d.CommitID, "reboot_required": d.RebootRequired, "state": d.State,
+				"pre_upgrade_deploy": false,
 			})
 		}
 	})

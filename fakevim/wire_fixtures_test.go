@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lunadas/upgrade-operator/fakevim"
+
 	"github.com/lunadas/upgrade-operator/operator/starlingx/vim"
 	"github.com/lunadas/upgrade-operator/simulator/starlingx"
 )
@@ -138,7 +140,23 @@ func wireStates(t *testing.T) map[string]*harness {
 		}
 		require.True(t, kube.step())
 	}
-	return map[string]*harness{"sw-applying": sw, "kube-applying": kube}
+	failed := newHarness(t, starlingx.Duplex, func(c *starlingx.Config, _ *fakevim.Options, _ *vim.Config) {
+		for i := range c.Releases {
+			if c.Releases[i].ID == "starlingx-13.01.2" {
+				c.Releases[i].RebootRequired = true
+			}
+		}
+		c.Faults.ApplyFailures = []starlingx.StageFault{{Type: starlingx.SwUpgrade, Step: "upgrade-hosts", Reason: "deploy host failed"}}
+	})
+	fs, err := failed.client.CreateSwUpgradeStrategy(ctx, swReq("starlingx-13.01.2"))
+	require.NoError(t, err)
+	failed.waitState(vim.StrategySwUpgrade, vim.StateReadyToApply)
+	_, err = failed.client.ApplyStrategy(ctx, vim.StrategySwUpgrade, fs.UUID, nil)
+	require.NoError(t, err)
+	got, _ := failed.waitState(vim.StrategySwUpgrade, vim.StateAborted)
+	require.Equal(t, vim.ResultFailed, got.ApplyPhase.Result)
+	require.Len(t, got.AbortPhase.Stages, 1)
+	return map[string]*harness{"sw-applying": sw, "kube-applying": kube, "sw-aborted-after-failure": failed}
 }
 
 // TestWireFixturesMatchFakevim asks fakevim every request of the wire

@@ -94,3 +94,44 @@ Feature: Failures are reported, named and never followed by the API write
     And the phase becomes "Completed" within 2 minutes
     And the API image is never written while an old worker pod exists
     And each Deployment image was written once
+
+  @real @quota
+  Scenario: a ResourceQuota refuses the worker's surge pod
+    The quota admission refuses the new ReplicaSet's first pod; the
+    ReplicaSet reports FailedCreate, the Deployment ReplicaFailure, and the
+    upgrade fails at once with the API server's message, naming the quota.
+    Given a worker Deployment with 2 replicas, surge 1, unavailable 0, a progress deadline of 60s, pods ready after 2s and terminating in 2s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    And a ResourceQuota "worker-quota" allowing 3 pods
+    When the upgrade "upgrade-v2" is applied
+    Then the phase becomes "Failed" within 20 seconds
+    And the message contains "cannot create replicas (FailedCreate)"
+    And the message contains "is forbidden: exceeded quota: worker-quota, requested: pods=1, used: pods=3, limited: pods=3"
+    And the upgrade failed before the worker's progress deadline
+    And the API image is not written
+
+  @real @markers
+  Scenario: the new worker image crash-loops
+    The ":crashloop" marker: the simulator's kubelet and the kwok stages both
+    run the container for 500ms, restart it at once, then back off 10s, 20s.
+    Given a worker Deployment with 2 replicas, surge 1, unavailable 0, a progress deadline of 120s, pods ready after 2s and terminating in 2s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied with the worker image "registry.example.com/job-worker:crashloop"
+    Then the phase becomes "Failed" within 90 seconds
+    And the message contains "CrashLoopBackOff after 3 restarts"
+    And the upgrade failed before the worker's progress deadline
+    And the API image is not written
+
+  @real @markers
+  Scenario: the new worker image never becomes ready
+    The ":never-ready" marker: the pod runs and never passes readiness, so
+    only the worker's progress deadline ends the rollout.
+    Given a worker Deployment with 2 replicas, surge 1, unavailable 0, a progress deadline of 10s, pods ready after 2s and terminating in 2s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied with the worker image "registry.example.com/job-worker:never-ready"
+    Then the phase becomes "Failed" within 60 seconds
+    And the message contains "progress deadline"
+    And the API image is not written

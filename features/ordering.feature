@@ -32,7 +32,7 @@ Feature: The API is upgraded only after every old worker pod is gone
     And the API image is written within 2 seconds after the last old worker pod is deleted
     And the upgrade took at most 3 seconds longer than the worker's rollout plus the API's rollout
 
-  @real @C04 @mutants
+  @real @real-node @C04 @mutants
   Scenario: C04 one new worker pod up while the old ones still serve is not a finished rollout
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 3s and terminating in 6s
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
@@ -43,7 +43,7 @@ Feature: The API is upgraded only after every old worker pod is gone
     And while the worker's status showed 3 replicas, 1 updated and 3 available, the upgrade was "WaitingForWorkers" and the API image was not written
     And the API image is never written while an old worker pod exists
 
-  @real @sidecar @mutants
+  @real @real-node @sidecar @mutants
   Scenario: a worker whose first container is a sidecar
     Its pods list the proxy first and the worker second; old and new pods
     run the same proxy image. Which pods are old is told by their

@@ -55,10 +55,11 @@ Feature: Platform upgrades: abort, build and apply failures
     Given the next apply of a sw-deploy strategy fails at stage 0
     And the upgrade operator is running
     When the user patches the system Upgrade with '{"spec":{"release":{"platform":"starlingx-13.01.2"}}}'
-    Then within 2 hours the status is "Apply Failed" with a reason containing "the sw-deploy strategy is apply-failed (injected apply failure at stage 0 (sw-upgrade-start))"
+    Then within 2 hours the status is "Apply Failed" with a reason containing "the sw-deploy strategy is apply-failed (injected apply failure at stage 0 (sw-upgrade-start)), then aborted by the VIM's own abort phase"
     And the condition Stalled is True
     And an event "DeployApplyFailed" says "step 1/1 sw-deploy(starlingx-13.01.2)"
-    And the VIM holds a sw-upgrade strategy that is apply-failed
+    And the VIM holds a sw-upgrade strategy that is aborted
+    And the system has alarm "900.203" raised
     When 2 hours pass
     Then the system received 1 strategy create
     When the user patches the system Upgrade with '{"spec":{"release":{"platform":"starlingx-13.01.1"}}}'
@@ -72,7 +73,9 @@ Feature: Platform upgrades: abort, build and apply failures
     Given the next apply of a kube-upgrade strategy times out at stage 2
     And the upgrade operator is running
     When the user patches the system Upgrade with '{"spec":{"release":{"kubernetes":"v1.34.1"}}}'
-    Then within 3 hours the status is "Apply Failed" with a reason containing "the kube-upgrade strategy is apply-timeout"
+    Then within 3 hours the status is "Apply Failed" with a reason containing "the kube-upgrade strategy is apply-timeout (Step (kube-pre-application-update) timed out"
+    And the status is "Apply Failed" with a reason containing "), then aborted by the VIM's own abort phase"
+    And the VIM holds a kube-upgrade strategy that is aborted
     When the user patches the system Upgrade with '{"spec":{"deployPolicy":{"alarmRestriction":"relaxed"}}}'
     Then the deployment completes within 3 hours
     And the system runs "starlingx-13.01.0 / v1.34.1"

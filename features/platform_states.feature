@@ -9,7 +9,11 @@ Feature: Platform upgrades: the failure states a real StarlingX shows, and what 
   Builds fail on alarms the way the real checks do: a sw-deploy build in
   USM's deploy precheck (sysinv health with the precheck's ignore list;
   relaxed and permissive pass force), a kube-upgrade build on alarms
-  outside the VIM's kube ignore list. See docs/starlingx-conformance.md.
+  outside the VIM's kube ignore list. A failed or timed-out apply is then
+  aborted by the VIM itself (nfv_common strategy/_strategy.py
+  Strategy.phase_complete → _abort): apply-failed → aborting → aborted,
+  the failed alarm kept; on a simplex system that abort phase runs
+  sysinv's kube-upgrade-abort. See docs/starlingx-conformance.md.
 
   Scenario: a host that fails to deploy leaves host-failed and the VIM's failed alarm; going back rolls the deploy back
     Given a duplex StarlingX system running "starlingx-13.01.0 / v1.33.0"
@@ -43,6 +47,23 @@ Feature: Platform upgrades: the failure states a real StarlingX shows, and what 
     And the operator created the strategies "sw-deploy(starlingx-13.01.2) → sw-deploy(rollback) → sw-deploy(starlingx-13.01.1)"
     And the software deploy went through "start → start-done → host → host-done → activate → activate-failed → activate-rollback-pending → activate-rollback → activate-rollback-done → host-rollback → host-rollback-done → deleted → start → start-done → host → host-done → activate → activate-done → completed → deleted"
     And the system runs "starlingx-13.01.1 / v1.33.0"
+
+  @http
+  Scenario: on a simplex system the VIM's own abort phase after a failed Kubernetes step restores the running version; a changed spec upgrades again
+    Given a simplex StarlingX system running "starlingx-13.01.0 / v1.33.0"
+    And the next apply of a kube-upgrade strategy fails at stage 6
+    And the upgrade operator is running
+    When the user patches the system Upgrade with '{"spec":{"release":{"kubernetes":"v1.34.1"}}}'
+    Then within 2 hours the status is "Apply Failed" with a reason containing "the kube-upgrade strategy is apply-failed (injected apply failure at stage 6 (kube-upgrade-first-control-plane v1.34.1)), then aborted by the VIM's own abort phase"
+    And the VIM holds a kube-upgrade strategy that is aborted
+    And sysinv's kube upgrade is "upgrade-aborted"
+    And the system runs "starlingx-13.01.0 / v1.33.0"
+    And the system has alarm "900.403" raised
+    When the user patches the system Upgrade with '{"spec":{"deployPolicy":{"alarmRestriction":"relaxed"}}}'
+    Then the deployment completes within 3 hours
+    And the system runs "starlingx-13.01.0 / v1.34.1"
+    And sysinv's kube upgrade is "none"
+    And the system has no alarm "900.403"
 
   Scenario: a Kubernetes step that fails leaves sysinv's *-failed state; the next strategy resumes at the failed step
     Given a duplex StarlingX system running "starlingx-13.01.0 / v1.33.0"

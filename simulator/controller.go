@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crevent "sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
@@ -22,6 +24,26 @@ type Watch struct {
 	Map func(ctx context.Context, obj client.Object) []reconcile.Request
 	// Filter, when set, drops the events it returns false for (a predicate).
 	Filter func(ev WatchEvent) bool
+}
+
+// FilterOf turns a controller-runtime predicate into a Watch's Filter:
+// Added is its Create, Modified its Update (old and new), Deleted its
+// Delete. A nil predicate passes every event.
+func FilterOf(p predicate.Predicate) func(WatchEvent) bool {
+	if p == nil {
+		return nil
+	}
+	return func(ev WatchEvent) bool {
+		switch ev.Type {
+		case watch.Added:
+			return p.Create(crevent.CreateEvent{Object: ev.Object})
+		case watch.Modified:
+			return p.Update(crevent.UpdateEvent{ObjectOld: ev.Old, ObjectNew: ev.Object})
+		case watch.Deleted:
+			return p.Delete(crevent.DeleteEvent{Object: ev.Object})
+		}
+		return p.Generic(crevent.GenericEvent{Object: ev.Object})
+	}
 }
 
 type boundWatch struct {
@@ -56,6 +78,9 @@ type Controller struct {
 
 	watchDelay    time.Duration
 	reconcileTime time.Duration
+	writeTime     time.Duration
+	// writes counts the API writes of the reconcile running now.
+	writes int
 	delivery      func(WatchEvent) (time.Duration, bool)
 }
 
@@ -111,6 +136,13 @@ func (c *Controller) SetWatchDelay(d time.Duration) *Controller { c.watchDelay =
 // virtual time: its reads and writes happen at the start, and the next
 // reconcile starts d later (default 0).
 func (c *Controller) SetReconcileDuration(d time.Duration) *Controller { c.reconcileTime = d; return c }
+
+// SetWriteDuration makes each API write (create, update, patch, delete,
+// deletecollection; refused ones included: the round trip happens) of a
+// reconcile occupy the controller for d more of virtual time, as
+// sequential API round trips do: the writes still take effect at once,
+// the next reconcile starts later (default 0).
+func (c *Controller) SetWriteDuration(d time.Duration) *Controller { c.writeTime = d; return c }
 
 // SetDelivery installs a per-event delivery decision for fault injection:
 // f returns the delay for this event, or drop=true to lose it. Nil restores

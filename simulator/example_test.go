@@ -80,5 +80,5 @@ func Example() {
 	if _, err := sim.Run(ctx, func() bool { return w.done }, 10*time.Minute); err != nil {
 		panic(err)
 	}
-	// Output: t=90.000s: only new pods left
+	// Output: t=90.002s: only new pods left
 }

@@ -53,6 +53,9 @@ func (c *simClient) admitWrite(verb string, gvk schema.GroupVersionKind, ns, nam
 	if a := c.s.active; a != nil && a.crashed {
 		return nil, errProcessKilled
 	}
+	if a := c.s.active; a != nil && writeVerbs[verb] {
+		a.writes++
+	}
 	if c.s.intercept == nil {
 		return nil, nil
 	}
@@ -62,6 +65,9 @@ func (c *simClient) admitWrite(verb string, gvk schema.GroupVersionKind, ns, nam
 	}
 	return nil, err
 }
+
+// writeVerbs are the verbs SetWriteDuration counts.
+var writeVerbs = map[string]bool{"create": true, "update": true, "patch": true, "delete": true, "deletecollection": true}
 
 // result is a write's outcome: the ambiguous error when there is one.
 func result(after, err error) error {

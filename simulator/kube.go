@@ -19,6 +19,21 @@ const (
 	ReplicaSetControllerName = "replicaset-controller"
 )
 
+// DeploymentWriteRoundTrip is the virtual time each API write keeps the
+// Deployment controller model busy, as the real controller's sequential
+// calls do (a sync that scales the old ReplicaSet down writes it, then the
+// Deployment's status; one that creates the new ReplicaSet writes it, the
+// revision status, then the rollout status, which conflicts:
+// getNewReplicaSet keeps the Deployment it read — k8s.io/kubernetes
+// pkg/controller/deployment rolling.go rolloutRolling, sync.go
+// getNewReplicaSet). Meanwhile the ReplicaSet controller, whose model stays
+// instantaneous, acts on the scale and reports its pods, so the
+// Deployment's next sync reads the ReplicaSets as they are after it: the
+// old ReplicaSet's pod is deleting before the next scale-up creates one,
+// and the first status of a new generation counts the new ReplicaSet's
+// pods — the orders `make fidelity` records on the local control plane.
+const DeploymentWriteRoundTrip = time.Millisecond
+
 // KubeOptions configure the models InstallKubeControllers adds. The zero
 // value gives the defaults documented on each field.
 type KubeOptions struct {
@@ -80,8 +95,9 @@ func (s *Sim) InstallKubeControllers(opts KubeOptions) {
 		Watch{Object: &appsv1.Deployment{}},
 		Watch{Object: &appsv1.ReplicaSet{}, Map: MapToControllerOwner("Deployment")},
 		Watch{Object: &corev1.Pod{}, Map: dc.mapDeletedPod, Filter: func(ev WatchEvent) bool { return ev.Type == watch.Deleted }},
-	).SetWatchDelay(opts.DeploymentDelay)
+	).SetWatchDelay(opts.DeploymentDelay).SetWriteDuration(DeploymentWriteRoundTrip)
 	s.installWorkloadControllers(kcm)
+	s.installResourceQuotaController(kcm)
 }
 
 // MapToControllerOwner is a Watch.Map to an object's controller owner of

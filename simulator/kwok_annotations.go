@@ -47,6 +47,11 @@ const (
 	ImageTagNeverReady = "never-ready"
 )
 
+// ImageMarkers are the image tags the kubelet model treats specially, each
+// with kwok Stages of the same behaviour in deploy/kwok/stages (checked by
+// scenarios/controlplane TestStagesCoverEveryImageMarker).
+var ImageMarkers = []string{ImageTagNotFound, ImageTagCrashLoop, ImageTagNeverReady}
+
 // Default stage delays (virtual time).
 const (
 	DefaultPodCreateDelay = 0

@@ -129,8 +129,9 @@ func (rsc *replicaSetController) createPod(ctx context.Context, rs *appsv1.Repli
 		},
 		Spec: t.Spec,
 	}
-	if err := rsc.c.Create(ctx, pod); err != nil {
-		return fmt.Errorf("create pod for replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
-	}
-	return nil
+	// The API error as is: it becomes the ReplicaFailure condition's
+	// message, as controller_utils.go createPods returns it to
+	// manageReplicas (e.g. `pods "web-5d8f-x7k2p" is forbidden: exceeded
+	// quota: ...`).
+	return rsc.c.Create(ctx, pod)
 }

@@ -50,6 +50,11 @@ func (st *store) create(gvk schema.GroupVersionKind, obj client.Object, manager 
 		return nil, apierrors.NewAlreadyExists(gr, o.GetName())
 	}
 	prepareForCreate(o)
+	if pod, ok := o.(*corev1.Pod); ok {
+		if err := st.admitPodQuota(pod, dryRun); err != nil {
+			return nil, err
+		}
+	}
 	if o, err = st.trackUpdate(gvk, nil, o, manager, false); err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func init() {
 			lastDeploy(`gen=3 og=3 rep=20 upd=20 ready=20 avail=20 unavail=0 term=0`),
 		},
 		"long_grace_single_replica.txt": {
-			has(`t=62.000s deploy worker .*rep=1 upd=1 ready=1 avail=1 unavail=0 term=1 Progressing=True/NewReplicaSetAvailable`, "complete by the counters while the old pod runs"),
+			has(`t=62\.00\ds deploy worker .*rep=1 upd=1 ready=1 avail=1 unavail=0 term=1 Progressing=True/NewReplicaSetAvailable`, "complete by the counters while the old pod runs"),
 			has(`t=122.000s pod worker-\S+ deleted`, "the old pod exits at the end of its 60 s grace period"),
 		},
 	}

@@ -35,6 +35,8 @@ func validate(gvk schema.GroupVersionKind, obj client.Object) error {
 		errs = validateDaemonSet(o)
 	case *corev1.Pod:
 		errs = validatePodSpec(field.NewPath("spec"), &o.Spec)
+	case *corev1.ResourceQuota:
+		return validateResourceQuota(o)
 	}
 	if len(errs) == 0 {
 		return nil

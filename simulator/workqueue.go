@@ -65,8 +65,9 @@ func (c *Controller) work() {
 	c.queue = c.queue[1:]
 	delete(c.queued, req)
 	c.reconciles++
+	c.writes = 0
 	res, err := c.reconcile(req)
-	c.busyUntil = c.s.now.Add(c.reconcileTime)
+	c.busyUntil = c.s.now.Add(c.reconcileTime + time.Duration(c.writes)*c.writeTime)
 	if c.crashed {
 		return // the process died mid-reconcile: its result is lost
 	}

@@ -3,16 +3,13 @@ package controller
 import (
 	"context"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-
-	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 )
 
-// SetupWithManager registers the field index and the watches: the
+// SetupWithManager registers the field index and the watches (Mapper.Watches, with their predicates): the
 // ApplicationUpgrades themselves (v1beta1, the storage version; v1alpha1
 // objects reach it through the conversion webhook) and, through DeploymentRefIndex, the other
 // upgrades of the same workloads (a held upgrade starts as soon as the one
@@ -30,16 +27,14 @@ func (r *ApplicationUpgradeReconciler) SetupWithManagerAs(ctx context.Context, m
 	if err := SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	m := Mapper{Reader: mgr.GetClient()}
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&v1beta1.ApplicationUpgrade{}).
-		Watches(&v1beta1.ApplicationUpgrade{}, handler.EnqueueRequestsFromMapFunc(m.Upgrade)).
-		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(m.Deployment)).
-		Watches(&appsv1.ReplicaSet{}, handler.EnqueueRequestsFromMapFunc(m.ReplicaSet)).
-		Watches(&appsv1.StatefulSet{}, handler.EnqueueRequestsFromMapFunc(m.StatefulSet)).
-		Watches(&appsv1.DaemonSet{}, handler.EnqueueRequestsFromMapFunc(m.DaemonSet)).
-		Watches(&appsv1.ControllerRevision{}, handler.EnqueueRequestsFromMapFunc(m.ControllerRevision)).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(m.Pod)).
-		Named("applicationupgrade").
-		Complete(outer)
+	ws := Mapper{Reader: mgr.GetClient()}.Watches()
+	b := ctrl.NewControllerManagedBy(mgr).For(ws[0].Object, builder.WithPredicates(ws[0].Predicate))
+	for _, w := range ws[1:] {
+		var opts []builder.WatchesOption
+		if w.Predicate != nil {
+			opts = append(opts, builder.WithPredicates(w.Predicate))
+		}
+		b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map), opts...)
+	}
+	return b.Named("applicationupgrade").Complete(outer)
 }

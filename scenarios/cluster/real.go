@@ -43,9 +43,10 @@ type RealSuite struct {
 }
 
 // StartRealSuite starts the local control plane from ./bin and installs the
-// CRDs. logf prints progress.
-func StartRealSuite(ctx context.Context, logf func(string, ...any)) (*RealSuite, error) {
-	cp, err := controlplane.Start(ctx, controlplane.Options{Logf: logf})
+// CRDs; realNode adds the real node (controlplane.Options.RealNode, make
+// node). logf prints progress.
+func StartRealSuite(ctx context.Context, logf func(string, ...any), realNode bool) (*RealSuite, error) {
+	cp, err := controlplane.Start(ctx, controlplane.Options{Logf: logf, RealNode: realNode})
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,14 @@ const (
 	// (apps.go: "statefulset" for statefulset-controller, "daemonset" for
 	// daemonset-controller; both create and garbage-collect their own
 	// ControllerRevisions, so no further controller is needed for those).
-	enabledControllers = "deployment,replicaset,statefulset,daemonset,serviceaccount,serviceaccount-token,namespace,garbagecollector"
+	// "root-ca-cert-publisher" (certificates.go) writes the kube-root-ca.crt
+	// ConfigMap every namespace's projected ServiceAccount token volume
+	// mounts: without it a real kubelet (Options.RealNode) never starts a
+	// pod that mounts a token. "resourcequota" (resourcequota-controller)
+	// computes a ResourceQuota's status.hard and status.used: without it the
+	// ResourceQuota admission plugin finds no status.hard and enforces
+	// nothing.
+	enabledControllers = "deployment,replicaset,statefulset,daemonset,serviceaccount,serviceaccount-token,namespace,garbagecollector,root-ca-cert-publisher,resourcequota"
 )
 
 // ports are the TCP ports on 127.0.0.1 the components listen on.
@@ -53,6 +60,10 @@ func etcdArgs(dataDir string, p ports) []string {
 // apiserverArgs: client certificates for authentication, Node and RBAC
 // authorization, and --endpoint-reconciler-type=none (otherwise the API
 // server refuses 127.0.0.1 as the "kubernetes" Service's endpoint).
+// ResourceQuota is among kube-apiserver's default admission plugins
+// (LimitRanger too); it is named so that the quota the simulator models
+// (simulator/resourcequota_admission.go) is enforced here whatever the
+// defaults become.
 func apiserverArgs(workDir string, k *pki, p ports) []string {
 	return []string{
 		"--etcd-servers=" + p.etcdURL(),
@@ -64,6 +75,7 @@ func apiserverArgs(workDir string, k *pki, p ports) []string {
 		"--tls-private-key-file=" + k.servingKey,
 		"--client-ca-file=" + k.caFile,
 		"--authorization-mode=Node,RBAC",
+		"--enable-admission-plugins=ResourceQuota",
 		"--endpoint-reconciler-type=none",
 		"--service-cluster-ip-range=" + serviceCIDR,
 		"--service-account-issuer=" + serviceAccountIss,

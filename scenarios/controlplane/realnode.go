@@ -139,7 +139,12 @@ func kubeletArgs(d nodeDirs, kubeconfig string) []string {
 // the API on 127.0.0.1 only. Its own server trusts only anonymous requests
 // from loopback (the API server's logs and exec), authorised AlwaysAllow;
 // eviction thresholds are near zero so a busy shared machine does not evict
-// test pods.
+// test pods. syncFrequency 10s (default 1m): a Secret volume is refreshed
+// only when its pod is synced again ("as long as the kubelet sync period +
+// cache propagation delay", Kubernetes docs, Secrets → "Mounted Secrets
+// are updated automatically"), and the operator's webhook server waits for
+// the certificate its rotator wrote into the empty Secret the chart
+// created (make test-node-incluster).
 func kubeletConfig(d nodeDirs, socket string, port, healthzPort int) string {
 	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -167,6 +172,7 @@ registerWithTaints:
     value: "true"
     effect: NoSchedule
 serializeImagePulls: false
+syncFrequency: 10s
 rotateCertificates: false
 serverTLSBootstrap: false
 resolvConf: /etc/resolv.conf

@@ -3,6 +3,7 @@ package faults_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,25 +81,36 @@ func TestCountersOnlyMutantCaughtWithin1000Seeds(t *testing.T) {
 }
 
 // TestShrinkerReducesAFaultOnlyBug: the no-optimistic-lock mutant passes
-// undisturbed runs and fails only when its cache is stale; the first
-// failing seed's schedule shrinks to that one fault, and the product
-// passes the shrunk schedule.
+// undisturbed runs and fails only when its cache is stale. A failing
+// three-fault schedule (found by `simulate --seeds` with the mutant: seed
+// 437 of the seven-scenario mix) shrinks to a 1-minimal schedule — fewer
+// faults, a stale cache among them, and removing any one fault loses the
+// failure — and the product passes the shrunk schedule.
 func TestShrinkerReducesAFaultOnlyBug(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range faults.ScenarioNames() {
 		o := faults.Run(ctx, faults.RunConfig{Schedule: faults.Schedule{Seed: 1, Scenario: name}, Reconciler: noOptimisticLock})
 		require.False(t, o.Failed(), "%s undisturbed: %v", name, o.Violations)
 	}
-	s := firstFailure(t, noOptimisticLock)
+	fs, err := faults.ParseFaults("stale@15.415s:for=46s:lag=5.63s,scale@20.59s:dep=api:replicas=6,drop@1m7.398s:for=24s:kind=replicasets")
+	require.NoError(t, err)
+	s := faults.Run(ctx, faults.RunConfig{Schedule: faults.Schedule{Seed: 437, Scenario: "recreate", Faults: fs}, Reconciler: noOptimisticLock})
+	require.True(t, s.Failed(), "the schedule no longer fails the mutant: pick another from `simulate --seeds` with it")
 	class := s.FailureClass()
-	res := shrink.Shrink(s.Schedule, func(c faults.Schedule) bool {
+	fails := func(c faults.Schedule) bool {
 		return faults.Run(ctx, faults.RunConfig{Schedule: c, Reconciler: noOptimisticLock}).FailureClass() == class
-	})
-	t.Logf("seed %d: %s (%s) shrunk in %d runs to: %s", s.Schedule.Seed, s.Schedule.Spec(), class, res.Runs, res.Schedule.Command())
-	require.Len(t, res.Schedule.Faults, 1, "one fault is enough: %s", res.Schedule.Spec())
-	assert.Equal(t, faults.Stale, res.Schedule.Faults[0].Kind)
-	again := faults.Run(ctx, faults.RunConfig{Schedule: res.Schedule, Reconciler: noOptimisticLock})
-	assert.Equal(t, class, again.FailureClass(), "the shrunk schedule replays the failure")
+	}
+	res := shrink.Shrink(s.Schedule, fails)
+	t.Logf("%s (%s) shrunk in %d runs to: %s", s.Schedule.Spec(), class, res.Runs, res.Schedule.Command())
+	require.Less(t, len(res.Schedule.Faults), len(fs), "shrunk: %s", res.Schedule.Spec())
+	require.True(t, slices.ContainsFunc(res.Schedule.Faults, func(f faults.Fault) bool { return f.Kind == faults.Stale }),
+		"a stale cache is the bug's cause: %s", res.Schedule.Spec())
+	for i := range res.Schedule.Faults {
+		fewer := res.Schedule
+		fewer.Faults = slices.Delete(slices.Clone(fewer.Faults), i, i+1)
+		assert.False(t, fails(fewer), "not 1-minimal: still fails without fault %d: %s", i, fewer.Spec())
+	}
+	assert.True(t, fails(res.Schedule), "the shrunk schedule replays the failure")
 	product := faults.Run(ctx, faults.RunConfig{Schedule: res.Schedule})
 	assert.False(t, product.Failed(), "the product passes it: %s", strings.Join(product.Violations, "; "))
 }

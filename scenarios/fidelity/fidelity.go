@@ -8,6 +8,7 @@ package fidelity
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -90,6 +91,13 @@ type Difference struct {
 	// grain: events the simulator runs at one instant, the real cluster
 	// spreads over milliseconds). SimRefines is the converse.
 	RealRefines, SimRefines bool
+	// BothRefine: neither sequence is a subsequence of the other, but every
+	// state the two share comes in the same order in both — each backend
+	// only adds intermediate states of its own (the simulator a status it
+	// writes before the ReplicaSet controller reported its pods, the real
+	// cluster an "available 1" between pods that the simulator readies at
+	// one instant). Still a difference in grain, not in order.
+	BothRefine bool
 	// Unmatched is, when neither refines the other, the first state of the
 	// simulator's sequence that the real one lacks in that order (1-based
 	// index and state): where the orders really part, past any grain.
@@ -100,8 +108,8 @@ type Difference struct {
 // Agree reports whether the sequences were equal.
 func (d Difference) Agree() bool { return d.Index < 0 }
 
-// Verdict is "yes", "real refines sim", "sim refines real" or
-// "no, from state N".
+// Verdict is "yes", "real refines sim", "sim refines real", "each refines
+// the other" or "no, from state N".
 func (d Difference) Verdict() string {
 	switch {
 	case d.Agree():
@@ -110,8 +118,32 @@ func (d Difference) Verdict() string {
 		return "real refines sim"
 	case d.SimRefines:
 		return "sim refines real"
+	case d.BothRefine:
+		return "each refines the other"
 	}
 	return fmt.Sprintf("no, from state %d", d.Index+1)
+}
+
+// sameSharedOrder reports whether the states a and b have in common come
+// in the same order in both: a restricted to b's states equals b
+// restricted to a's (repeats included).
+func sameSharedOrder(a, b []string) bool {
+	return slices.Equal(restrict(a, b), restrict(b, a))
+}
+
+// restrict is a without the states that do not occur in b.
+func restrict(a, b []string) []string {
+	in := map[string]bool{}
+	for _, x := range b {
+		in[x] = true
+	}
+	var out []string
+	for _, x := range a {
+		if in[x] {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // subsequence reports whether a appears in b in order.
@@ -148,6 +180,9 @@ func Compare(sim, real []eventlog.Event) []Difference {
 		a, b := s[n], r[n]
 		d := Difference{Entity: n, Sim: len(a), Real: len(b), Index: -1, RealRefines: subsequence(a, b), SimRefines: subsequence(b, a)}
 		if !d.RealRefines && !d.SimRefines {
+			d.BothRefine = sameSharedOrder(a, b)
+		}
+		if !d.RealRefines && !d.SimRefines && !d.BothRefine {
 			d.Unmatched = matched(a, b) + 1
 			d.UnmatchedState = a[d.Unmatched-1]
 		}

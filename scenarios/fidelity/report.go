@@ -29,7 +29,7 @@ func (s Scenario) Agrees() bool {
 func WriteReport(w io.Writer, scenarios []Scenario) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tSEQUENCE\tSIM STATES\tREAL STATES\tAGREE (ignoring timing)")
-	agree, refine, total := 0, 0, 0
+	agree, refine, both, total := 0, 0, 0, 0
 	var diffs []string
 	for _, s := range scenarios {
 		for _, d := range Compare(s.Sim, s.Real) {
@@ -37,8 +37,11 @@ func WriteReport(w io.Writer, scenarios []Scenario) error {
 			switch {
 			case d.Agree():
 				agree++
-			case d.RealRefines || d.SimRefines:
+			case d.RealRefines || d.SimRefines || d.BothRefine:
 				refine++
+				if d.BothRefine {
+					both++
+				}
 				fallthrough
 			default:
 				diff := fmt.Sprintf("%s / %s (%s), state %d:\n    sim:  %s\n    real: %s", name(s.Name), d.Entity, d.Verdict(), d.Index+1, d.SimState, d.RealAt)
@@ -53,8 +56,8 @@ func WriteReport(w io.Writer, scenarios []Scenario) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%d of %d sequences agree state for state; %d more differ only in grain (one backend adds intermediate states); %d disagree in order.\n",
-		agree, total, refine, total-agree-refine)
+	fmt.Fprintf(w, "\n%d of %d sequences agree state for state; %d more differ only in grain (one backend adds intermediate states; in %d of them each adds its own, the shared states in one order); %d disagree in order.\n",
+		agree, total, refine, both, total-agree-refine)
 	if len(diffs) > 0 {
 		fmt.Fprintln(w, "\nDisagreements (first differing state):")
 		for _, d := range diffs {

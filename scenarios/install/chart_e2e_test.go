@@ -112,3 +112,38 @@ func number(obj map[string]any, fields ...string) float64 {
 	}
 	return -1
 }
+
+// webhook.url (the operator on the node's network, make
+// test-node-incluster): the CRD's conversion and every admission webhook
+// call the URL with their own path, no webhook Service is rendered, and
+// the rotated certificate is issued for the URL's host. hostNetwork and
+// env reach the pod.
+func TestChartWebhookURL(t *testing.T) {
+	data, err := HelmTemplate(context.Background(), "uo", releaseNamespace, "webhook.url=https://localhost:9443",
+		"manager.hostNetwork=true", "manager.env[0].name=KUBERNETES_SERVICE_HOST", "manager.env[0].value=127.0.0.1")
+	objs := render(t, data, err)
+	crds := Select(objs, "CustomResourceDefinition")
+	require.Len(t, crds, 1)
+	url, _, _ := unstructured.NestedString(crds[0].Object, "spec", "conversion", "webhook", "clientConfig", "url")
+	assert.Equal(t, "https://localhost:9443/convert", url)
+	_, hasSvc, _ := unstructured.NestedMap(crds[0].Object, "spec", "conversion", "webhook", "clientConfig", "service")
+	assert.False(t, hasSvc)
+	for _, v := range Select(objs, "ValidatingWebhookConfiguration") {
+		hooks, _, _ := unstructured.NestedSlice(v.Object, "webhooks")
+		require.NotEmpty(t, hooks)
+		for _, h := range hooks {
+			cc := h.(map[string]any)["clientConfig"].(map[string]any)
+			assert.Regexp(t, `^https://localhost:9443/validate-`, cc["url"])
+			assert.NotContains(t, cc, "service")
+		}
+	}
+	for _, s := range Select(objs, "Service") {
+		assert.NotEqual(t, "uo-upgrade-operator-webhook", s.GetName(), "no webhook Service in URL mode")
+	}
+	assert.Contains(t, managerArgs(t, objs), "--cert-dns-name=localhost")
+	dep := Select(objs, "Deployment")[0]
+	hostNet, _, _ := unstructured.NestedBool(dep.Object, "spec", "template", "spec", "hostNetwork")
+	assert.True(t, hostNet)
+	assert.Contains(t, string(data), "dnsPolicy: ClusterFirstWithHostNet")
+	assert.Contains(t, string(data), "name: KUBERNETES_SERVICE_HOST")
+}

@@ -250,6 +250,9 @@ func TestHelmRefusesBadValues(t *testing.T) {
 		"platform.enabled=true":                                   "platform.enabled needs vim.credentialsSecret",
 		"vim.credentialsSecret=keystone":                          "read only by the platform controller",
 		"webhook.certManager.enabled=maybe":                       "webhook/certManager/enabled",
+		"webhook.url=https://127.0.0.1:9443":                      "the host must be a DNS name",
+		"webhook.url=https://localhost:9443/hooks":                "webhook/url",
+		"webhook.url=http://localhost:9443":                       "webhook/url",
 	} {
 		_, err := HelmTemplate(context.Background(), "uo", releaseNamespace, set)
 		require.Error(t, err, set)

@@ -33,6 +33,13 @@ func registerGiven(sc *godog.ScenarioContext, w *world) {
 		w.cfg.Releases = append(w.cfg.Releases, r)
 		return nil
 	})
+	sc.Given(`^the system is (All-in-one|Standard) with (\d+) workers?$`, func(typ string, n int) error {
+		if !w.haveCfg || w.env != nil {
+			return fmt.Errorf("describe the system first, and its type before 'the upgrade operator is running'")
+		}
+		w.cfg.SystemType, w.cfg.Workers = typ, n
+		return nil
+	})
 	sc.Given(`^controller-1 is the active controller$`, func() error {
 		w.cfg.ActiveController = starlingx.Controller1
 		return nil

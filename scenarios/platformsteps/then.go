@@ -21,6 +21,7 @@ func registerThen(sc *godog.ScenarioContext, w *world) {
 	registerStatusChecks(sc, w)
 	registerVIMChecks(sc, w)
 	registerRevert(sc, w)
+	registerAdmin(sc, w)
 }
 
 // settle runs until the controller has written the status for the

@@ -41,6 +41,10 @@ type DemoConfig struct {
 	// one (e.g. the built binary as a ServiceAccount); the channel yields
 	// its exit error. It is called once the demo app is rolled out.
 	StartManager func(ctx context.Context) (<-chan error, error)
+	// SkipCRDs: the caller installed the CRDs (e.g. `helm install` of the
+	// chart, whose CRD calls the operator's own conversion webhook), so
+	// RunDemo neither installs them nor points their conversion at itself.
+	SkipCRDs bool
 	// PodTemplate, when set, rewrites the demo Deployments' pod templates
 	// before they are applied (make demo REAL_NODE=1: real containers on
 	// the real node, realnode.AdaptPodTemplate).
@@ -58,8 +62,10 @@ func RunDemo(ctx context.Context, cfg DemoConfig) (*transcript.Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create client: %w", err)
 	}
-	if err := InstallCRDs(ctx, c, deploy.CRDs, "crd/bases", time.Minute); err != nil {
-		return nil, err
+	if !cfg.SkipCRDs {
+		if err := InstallCRDs(ctx, c, deploy.CRDs, "crd/bases", time.Minute); err != nil {
+			return nil, err
+		}
 	}
 	objs, err := manifests.LoadFS(deploy.Demo, "demo", c.Scheme())
 	if err != nil {

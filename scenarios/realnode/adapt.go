@@ -30,7 +30,7 @@ var ProbeCommand = []string{"/demoapp", "probe"}
 // container: START_DELAY is the mean pod-ready delay, DRAIN the mean
 // pod-delete delay (the time an old pod keeps running after its deletion,
 // here a SIGTERM trap), and an
-// exec readiness probe every second. The template's terminationGracePeriod
+// exec readiness probe every second (timeout 5 s). The template's terminationGracePeriod
 // must exceed DRAIN, or the kubelet would SIGKILL the drain: an error says
 // so. The service account token is not mounted (the demo containers never
 // call the API server). The annotations stay (kwok ignores the real node's
@@ -60,6 +60,14 @@ func AdaptPodTemplate(tmpl *corev1.PodTemplateSpec) error {
 			ProbeHandler:     corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: ProbeCommand}},
 			PeriodSeconds:    1,
 			FailureThreshold: 1,
+			// The default 1 s timed out 290 times in one run of make
+			// test-node-features on 2 busy cores (load average ~20): each
+			// time a Ready pod turned not Ready for a period, the
+			// Deployment's readyReplicas flapped and the handoff waited for
+			// it. An exec probe that merely stats a file needs no tighter
+			// bound; one failure (the drain removed the file) still turns
+			// the pod not Ready within a period.
+			TimeoutSeconds: 5,
 		}
 	}
 	// The demo containers never call the API server: no token to mount.

@@ -144,26 +144,14 @@ func (e *Env) AddOperator(name string, customize func(*controller.ApplicationUpg
 	return e.Sim.AddController(name, rec, OperatorWatches(e.Sim)...)
 }
 
-// OperatorWatches are the operator's watches on sim, the same kinds and
-// mappings as the real manager registers them
-// (controller.ApplicationUpgradeReconciler.SetupWithManagerAs): the
-// upgrade itself, the upgrades naming another (controller.Mapper.Upgrade),
-// and the workloads of every kind with what they own: Deployments and
-// their ReplicaSets, StatefulSets, DaemonSets and their
-// ControllerRevisions, and pods. The upgrade is watched at
-// ObservedVersion; the store converts.
+// OperatorWatches are the manager's watches (controller.Mapper.Watches,
+// predicates included) as simulator watches reading sim's store.
 func OperatorWatches(sim *simulator.Sim) []simulator.Watch {
-	m := controller.Mapper{Reader: sim.Client()}
-	return []simulator.Watch{
-		{Object: &upgradesv1alpha1.ApplicationUpgrade{}},
-		{Object: &upgradesv1alpha1.ApplicationUpgrade{}, Map: m.Upgrade},
-		{Object: &appsv1.Deployment{}, Map: m.Deployment},
-		{Object: &appsv1.ReplicaSet{}, Map: m.ReplicaSet},
-		{Object: &appsv1.StatefulSet{}, Map: m.StatefulSet},
-		{Object: &appsv1.DaemonSet{}, Map: m.DaemonSet},
-		{Object: &appsv1.ControllerRevision{}, Map: m.ControllerRevision},
-		{Object: &corev1.Pod{}, Map: m.Pod},
+	var ws []simulator.Watch
+	for _, w := range (controller.Mapper{Reader: sim.Client()}).Watches() {
+		ws = append(ws, simulator.Watch{Object: w.Object, Map: w.Map, Filter: simulator.FilterOf(w.Predicate)})
 	}
+	return ws
 }
 
 // Create creates objs in order; errors name the object. An

@@ -19,9 +19,12 @@ import (
 
 // Modelled are the kinds the simulator runs a model of (Namespace is only
 // stored, but it is what the others live in; ControllerRevisions are what
-// the StatefulSet and DaemonSet models keep their revisions in).
+// the StatefulSet and DaemonSet models keep their revisions in; a
+// ResourceQuota is enforced by the simulator's model of the quota
+// admission and the resourcequota controller for pods, cpu and memory, and
+// refused at create when it names other resources or scopes).
 var Modelled = []client.Object{&corev1.Namespace{}, &appsv1.Deployment{},
-	&appsv1.StatefulSet{}, &appsv1.DaemonSet{}, &appsv1.ControllerRevision{},
+	&appsv1.StatefulSet{}, &appsv1.DaemonSet{}, &appsv1.ControllerRevision{}, &corev1.ResourceQuota{},
 	&upgradesv1alpha1.ApplicationUpgrade{}, &upgradesv1beta1.ApplicationUpgrade{}}
 
 // Inert are kinds a manifest may hold that do not change how a Deployment
@@ -37,8 +40,9 @@ var Inert = []client.Object{&corev1.Service{}, &corev1.ConfigMap{}, &corev1.Secr
 	&networkingv1.NetworkPolicy{}, &networkingv1.Ingress{}, &policyv1.PodDisruptionBudget{}}
 
 // CheckKind refuses, in one line, an object of a kind the simulator
-// neither models nor lists as inert (a ResourceQuota, LimitRange,
-// HorizontalPodAutoscaler, a bare Pod, ...): stored and ignored, it could
+// neither models nor lists as inert (a LimitRange, whose defaults a real
+// API server writes into pods; a HorizontalPodAutoscaler, which rescales
+// during a rollout; a bare Pod, ...): stored and ignored, it could
 // make the simulator complete an upgrade a real cluster would not. A
 // StatefulSet with volumeClaimTemplates is refused too: the simulator
 // models no PersistentVolumeClaims (nor their binding, which holds pods

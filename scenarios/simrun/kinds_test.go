@@ -22,14 +22,13 @@ func TestCheckKindAcceptsModelledAndInertKindsAndRefusesOthersInOneLine(t *testi
 		obj  clientObject
 		want string
 	}{
-		{&corev1.ResourceQuota{ObjectMeta: meta}, "resourcequota job-system/q: the simulator does not model kind ResourceQuota"},
 		{&corev1.LimitRange{ObjectMeta: meta}, "limitrange job-system/q: the simulator does not model kind LimitRange"},
 		{&autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: meta}, "horizontalpodautoscaler job-system/q: the simulator does not model kind HorizontalPodAutoscaler"},
 	} {
 		err := CheckKind(tc.obj)
 		if assert.Error(t, err) {
 			assert.Contains(t, err.Error(), tc.want)
-			assert.Contains(t, err.Error(), "it models Namespace, Deployment, StatefulSet, DaemonSet, ControllerRevision, ApplicationUpgrade and accepts as inert Service, ConfigMap, Secret, ServiceAccount")
+			assert.Contains(t, err.Error(), "it models Namespace, Deployment, StatefulSet, DaemonSet, ControllerRevision, ResourceQuota, ApplicationUpgrade and accepts as inert Service, ConfigMap, Secret, ServiceAccount")
 			assert.NotContains(t, err.Error(), "\n")
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lunadas/upgrade-operator/scenarios/cluster"
 	"github.com/lunadas/upgrade-operator/scenarios/fidelity"
 )
 
@@ -24,7 +23,7 @@ func TestFidelity(t *testing.T) {
 	cfg := Config{Seed: *seed, Tags: realTags(*tags), Context: t.Context(), Output: io.Discard}
 	cfg.Backend = SimBackend{}
 	_, simOut := Run(cfg)
-	dir := TracesDir(cluster.BackendReal)
+	dir := realTraces()
 	var scenarios []fidelity.Scenario
 	missing := false
 	for _, o := range simOut {
@@ -41,7 +40,7 @@ func TestFidelity(t *testing.T) {
 	}
 	if missing {
 		scenarios = nil
-		cfg.Backend = realBackend(t)
+		cfg.Backend, cfg.RealNode = realBackend(t), *realNode
 		status, realOut := Run(cfg)
 		if err := SaveTraces(dir, realOut); err != nil {
 			t.Errorf("save traces: %v", err)
@@ -67,6 +66,9 @@ func TestFidelity(t *testing.T) {
 		t.Fatal(err)
 	}
 	report := filepath.Join(ArtifactsDir(), "fidelity.txt")
+	if *realNode {
+		report = filepath.Join(ArtifactsDir(), "fidelity-real-node.txt")
+	}
 	if err := os.WriteFile(report, buf.Bytes(), 0o644); err != nil {
 		t.Error(err)
 	}

@@ -94,7 +94,10 @@ func (s *scenario) declare(ctx context.Context, name string, replicas int, rest 
 	}
 	s.named[name] = spec
 	s.declared = append(s.declared, name)
-	obj := spec.object(s.cl.Namespace())
+	obj, err := s.deploymentObject(spec)
+	if err != nil {
+		return err
+	}
 	if err := s.cl.Client().Create(ctx, obj); err != nil {
 		return fmt.Errorf("create deployment %s/%s: %w", obj.Namespace, obj.Name, err)
 	}

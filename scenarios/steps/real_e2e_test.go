@@ -24,6 +24,7 @@ import (
 var (
 	operatorLogs    = flag.Bool("operator-logs", false, "print the in-process operator's logs to stderr")
 	realConcurrency = flag.Int("real.concurrency", 4, "how many scenarios run at once on the real control plane, each in its own namespace with its own manager")
+	realNode        = flag.Bool("real.node", false, "start the control plane with the real node (make node) and run only the @real-node scenarios, their pods as real containers there (make test-node-features); event logs go to artifacts/traces/real-node")
 )
 
 var (
@@ -56,7 +57,7 @@ func realBackend(t *testing.T) RealBackend {
 	t.Helper()
 	realOnce.Do(func() {
 		logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
-		realSuite, realErr = cluster.StartRealSuite(context.Background(), logf)
+		realSuite, realErr = cluster.StartRealSuite(context.Background(), logf, *realNode)
 		if realErr == nil && realSuite.ControlPlane != nil {
 			logf("control plane ready in %s", realSuite.ControlPlane.StartupDuration)
 		}
@@ -72,7 +73,24 @@ func realBackend(t *testing.T) RealBackend {
 	return RealBackend{Suite: realSuite}
 }
 
-func realTags(extra string) string { return AndTags("@real", extra) }
+// realTags selects the @real scenarios (with -real.node, the @real-node
+// ones among them), also filtered by extra.
+func realTags(extra string) string {
+	if *realNode {
+		return AndTags("@real && "+RealNodeTag, extra)
+	}
+	return AndTags("@real", extra)
+}
+
+// realTraces is where the real runs keep their event logs: the real node's
+// apart from kwok's, so make fidelity can compare either with the
+// simulator.
+func realTraces() string {
+	if *realNode {
+		return TracesDir(cluster.BackendReal + "-node")
+	}
+	return TracesDir(cluster.BackendReal)
+}
 
 // TestFeaturesReal runs every @real scenario on the local control plane
 // (make test-features-real), and keeps each scenario's event log for
@@ -80,13 +98,13 @@ func realTags(extra string) string { return AndTags("@real", extra) }
 func TestFeaturesReal(t *testing.T) {
 	status, outcomes := Run(Config{
 		Backend: realBackend(t), Seed: *seed, T: t, Format: *format, Tags: realTags(*tags), Context: t.Context(), Concurrency: *realConcurrency,
-		Replay: fmt.Sprintf("go test -tags e2e ./scenarios/steps -run %%s -seed %d -v", *seed),
+		Replay: fmt.Sprintf("go test -tags e2e ./scenarios/steps -run %%s -seed %d -real.node=%t -v", *seed, *realNode), RealNode: *realNode,
 	})
 	logCounts(t, cluster.BackendReal, outcomes)
 	if len(outcomes) == 0 {
 		t.Fatalf("no @real scenario matched the tags %q", *tags)
 	}
-	if err := SaveTraces(TracesDir(cluster.BackendReal), outcomes); err != nil {
+	if err := SaveTraces(realTraces(), outcomes); err != nil {
 		t.Errorf("save traces for make fidelity: %v", err)
 	}
 	if status != 0 {

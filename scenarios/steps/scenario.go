@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,6 +25,7 @@ import (
 	"github.com/lunadas/upgrade-operator/scenarios/cluster"
 	"github.com/lunadas/upgrade-operator/scenarios/history"
 	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
+	"github.com/lunadas/upgrade-operator/scenarios/realnode"
 )
 
 // scenario is the state of one running scenario.
@@ -142,6 +147,7 @@ func (s *scenario) register(sc *godog.ScenarioContext) {
 func (s *scenario) registerSetup(sc *godog.ScenarioContext) {
 	sc.Step(`^an? (worker|API) Deployment(?: "([^"]+)")? with (\d+) replicas?(.*)$`, s.deployment)
 	sc.Step(`^the Deployments are rolled out$`, s.rolledOut)
+	sc.Step(`^a ResourceQuota "([^"]+)" allowing (\d+) pods$`, s.podQuota)
 	sc.Step(`^the first (\d+) attempts of every write by the operator are rejected with Conflict$`, s.rejectWrites)
 	sc.Step(`^the operator is killed after each of its API calls with probability (\d+)% and restarted (\d+) seconds? later$`, s.killRandomly)
 	sc.Step(`^the Deployment controller observes every change (\d+) seconds? late$`, s.slowDeploymentController)
@@ -168,11 +174,27 @@ func (s *scenario) deployment(ctx context.Context, role, name string, replicas i
 		return err
 	}
 	s.roles[role] = spec
-	obj := spec.object(s.cl.Namespace())
+	obj, err := s.deploymentObject(spec)
+	if err != nil {
+		return err
+	}
 	if err := s.cl.Client().Create(ctx, obj); err != nil {
 		return fmt.Errorf("create deployment %s/%s: %w", obj.Namespace, obj.Name, err)
 	}
 	return nil
+}
+
+// deploymentObject is spec's Deployment in the scenario's namespace, its
+// pods on the real node when the run has one and the scenario is tagged
+// RealNodeTag.
+func (s *scenario) deploymentObject(spec *deploymentSpec) (*appsv1.Deployment, error) {
+	obj := spec.object(s.cl.Namespace())
+	if s.cfg.RealNode && s.cfg.Backend.Name() == cluster.BackendReal && slices.Contains(s.tags, RealNodeTag) {
+		if err := realnode.AdaptPodTemplate(&obj.Spec.Template); err != nil {
+			return nil, fmt.Errorf("deployment %s/%s on the real node: %w", obj.Namespace, obj.Name, err)
+		}
+	}
+	return obj, nil
 }
 
 // rolledOut waits until every Deployment of the scenario is rolled out (or
@@ -188,6 +210,27 @@ func (s *scenario) rolledOut(ctx context.Context) error {
 		return fmt.Errorf("%w (last: %s)", err, last)
 	}
 	return nil
+}
+
+// podQuota creates a ResourceQuota of n pods in the scenario's namespace
+// and waits until the resourcequota controller has published its usage:
+// until then the ResourceQuota admission plugin finds no status.hard and
+// admits every pod (k8s.io/apiserver pkg/admission/plugin/resourcequota
+// CheckRequest), on the simulator (simulator/resourcequota_controller.go)
+// as on the local control plane.
+func (s *scenario) podQuota(ctx context.Context, name string, n int) error {
+	q := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Namespace: s.cl.Namespace(), Name: name},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourcePods: *resource.NewQuantity(int64(n), resource.DecimalSI)}}}
+	if err := s.cl.Client().Create(ctx, q); err != nil {
+		return fmt.Errorf("create resourcequota %s/%s: %w", q.Namespace, name, err)
+	}
+	return s.cl.Eventually(ctx, "resourcequota "+name+" has status.used", time.Minute, func(ctx context.Context) (bool, error) {
+		if err := s.cl.Client().Get(ctx, client.ObjectKeyFromObject(q), q); err != nil {
+			return false, err
+		}
+		_, ok := q.Status.Used[corev1.ResourcePods]
+		return ok, nil
+	})
 }
 
 func (s *scenario) rejectWrites(n int) error {

@@ -86,7 +86,17 @@ type Config struct {
 	// ExpectFailures marks a mutation run: failing scenarios are the point,
 	// so their artifacts go under artifacts/mutants and nothing is printed.
 	ExpectFailures bool
+	// RealNode: the real backend's control plane has the real node (make node),
+	// and the Deployments of scenarios tagged RealNodeTag run their pods
+	// there as real containers (realnode.AdaptPodTemplate: the timings of
+	// the steps become the demo image's start delay and SIGTERM drain).
+	RealNode bool
 }
+
+// RealNodeTag marks the scenarios whose pods run on the real node when
+// Config.RealNode is set (make test-node-features); elsewhere they run as
+// any other scenario.
+const RealNodeTag = "@real-node"
 
 // Outcome is how one scenario ended.
 type Outcome struct {

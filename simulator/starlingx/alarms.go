@@ -18,8 +18,9 @@ const (
 )
 
 // vimAlarm is the alarm the VIM raises for its strategy: in progress while
-// applying, aborting while aborting, failed after apply-failed or
-// apply-timeout; none in any other state. It is cleared only when the
+// applying, failed after apply-failed or apply-timeout (and through the
+// abort phase the VIM then runs), aborting while an abort action runs;
+// none in any other state. It is cleared only when the
 // state leaves those, or the strategy is deleted (nfv-vim
 // objects/_sw_update.py strategy_apply / strategy_apply_complete /
 // strategy_abort / strategy_delete, objects/_sw_upgrade.py nfvi_update).
@@ -33,13 +34,17 @@ func (s *System) vimAlarm() (Alarm, bool) {
 		ids = [3]string{AlarmKubeUpgradeInProgress, AlarmKubeUpgradeAborting, AlarmKubeUpgradeFailed}
 	}
 	a := Alarm{Severity: "major", EntityInstanceID: "orchestration=" + string(st.Type)}
-	switch st.State {
-	case StateApplying:
+	applyFailed := st.Apply.Result == ResultFailed || st.Apply.Result == ResultTimedOut
+	switch {
+	case st.State == StateApplying:
 		a.ID, a.Reason = ids[0], string(st.Type)+" auto-apply in progress"
-	case StateAborting:
-		a.ID, a.Reason = ids[1], string(st.Type)+" auto-apply aborting"
-	case StateApplyFailed, StateApplyTimeout:
+	case st.State == StateApplyFailed, st.State == StateApplyTimeout, applyFailed:
+		// Strategy.is_apply_failed / is_apply_timed_out also hold when the
+		// apply phase failed and the VIM's own abort phase then ran
+		// (aborting, aborted, abort-failed): the failed alarm stays.
 		a.ID, a.Reason, a.Severity = ids[2], string(st.Type)+" auto-apply failed", "critical"
+	case st.State == StateAborting:
+		a.ID, a.Reason = ids[1], string(st.Type)+" auto-apply aborting"
 	default:
 		return Alarm{}, false
 	}

@@ -117,6 +117,10 @@ func (s *System) AbortStrategy(now time.Time, typ StrategyType, uuid string, sta
 		return Strategy{}, errf(400, "apply not inprogress for stage id %d", *stageID)
 	}
 	s.setState(st, StateAborting)
+	st.abortPlan = s.abortStages(ph)
+	if st.abortPlan == nil {
+		st.abortPlan = []Stage{}
+	}
 	if paused {
 		s.endPhase(st, ph, ResultAborted, "")
 	} else {

@@ -1,15 +1,32 @@
 package starlingx
 
-// swHostStages plans the deploy-host stages: controllers one at a time
-// (never parallel), then workers serially or in batches of
-// max-parallel-worker-hosts; hosts already running the target are skipped
-// (SwUpgradeStrategy._add_upgrade_hosts_stages).
+import "strings"
+
+// swHostStages plans the deploy-host stages (SwUpgradeStrategy
+// _add_upgrade_hosts_stages): controllers one at a time, then workers
+// serially or in batches of max-parallel-worker-hosts; hosts already running
+// the target are skipped. Standard controllers take the controller path
+// (UpdateControllerHostsMixin._add_update_controller_strategy_stages), where
+// a parallel controller apply type fails the build. All-in-one controllers
+// have the worker personality, so the real VIM builds them with the worker
+// path instead (_add_upgrade_hosts_stages: "We need to use this strategy on
+// AIO type"): the controller apply type is never read, each controller gets
+// its own stage (_create_worker_host_lists puts controllers in lists of
+// one, serial or parallel), and a worker apply type of ignore leaves them
+// out.
 func (s *System) swHostStages(p *hostPlan, st *Strategy, target *Release, major bool) ([]Stage, string) {
 	req := st.Request
 	var stages []Stage
 	ctrls := pendingHosts(target.ID, s.controllers())
-	if len(ctrls) > 0 && req.ControllerApplyType != ApplyIgnore {
-		if req.ControllerApplyType == ApplyParallel {
+	ctrlType := req.ControllerApplyType
+	if s.aioControllers() {
+		ctrlType = req.WorkerApplyType
+		if ctrlType == ApplyParallel {
+			ctrlType = ApplySerial // controllers stay in lists of one
+		}
+	}
+	if len(ctrls) > 0 && ctrlType != ApplyIgnore {
+		if ctrlType == ApplyParallel {
 			return nil, "parallel apply type not allowed for controllers"
 		}
 		for _, h := range s.orderControllers(ctrls, major, p.active) {
@@ -22,6 +39,18 @@ func (s *System) swHostStages(p *hostPlan, st *Strategy, target *Release, major 
 		stages = append(stages, p.hostStage(StageSwUpgradeWorkers, batch, act, target.RebootRequired))
 	}
 	return stages, ""
+}
+
+// aioControllers reports whether the controllers have the worker
+// subfunction (All-in-one): the VIM's host personality list then holds
+// "worker" too (nfv-vim objects/_host.py personality from subfunctions).
+func (s *System) aioControllers() bool {
+	for _, h := range s.controllers() {
+		if strings.Contains(h.Subfunctions, PersonalityWorker) {
+			return true
+		}
+	}
+	return false
 }
 
 func pendingHosts(release string, hosts []*Host) []*Host {

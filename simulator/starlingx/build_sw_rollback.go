@@ -84,7 +84,7 @@ func (s *System) rollbackHostStages(p *hostPlan, target *Release, major bool) []
 // "the abort needs to be blocked in the sw-upgrade-workers stage").
 func (s *System) controllerStage(p *hostPlan, h *Host, act Step, reboot bool) Stage {
 	name := StageSwUpgradeControllers
-	aio := s.cfg.SystemType == "All-in-one"
+	aio := s.aioControllers()
 	if aio {
 		name = StageSwUpgradeWorkers // AIO controllers use the worker stages
 	}

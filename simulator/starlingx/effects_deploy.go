@@ -41,8 +41,19 @@ func (s *System) runDeployEffect(st *Strategy, e effect) string {
 // (software_deploy_start_api → DeployState.start): the deploy record
 // exists in state "start" while the start runs, and the target and the
 // older patches it brings along become deploying.
+//
+// A target older than the running release of the same major is a patch
+// removal (software_controller.py _validate_releases_for_select: "target
+// < highest" → remove; _get_metapackages_to_remove; software_deploy_start
+// _api's remove branch): the newer deployed patches become removing
+// (ReleaseState.start_remove), the target stays deployed, and the deploy
+// runs from the running release to the target like any other.
 func (s *System) startDeploy(st *Strategy) {
 	target := s.release(st.ReleaseID)
+	if mustID(target.ID).compare(mustID(s.deployed)) < 0 {
+		s.startRemoval(target)
+		return
+	}
 	together := s.deployedTogether(target)
 	s.deploy = &Deploy{
 		FromRelease: mustID(s.deployed).full, ToRelease: mustID(target.ID).full,
@@ -52,6 +63,26 @@ func (s *System) startDeploy(st *Strategy) {
 	}
 	for _, id := range append(together, target.ID) {
 		s.release(id).State = ReleaseDeploying
+	}
+	s.record(EventDeployState, target.ID, DeployStart)
+}
+
+func (s *System) startRemoval(target *Release) {
+	tid := mustID(target.ID)
+	var removing []string
+	for i := range s.releases {
+		r := &s.releases[i]
+		id := mustID(r.ID)
+		if id.sameMajor(tid) && tid.compare(id) < 0 && (r.State == ReleaseDeployed || r.State == ReleaseCommitted) {
+			r.State = ReleaseRemoving
+			removing = append(removing, r.ID)
+		}
+	}
+	s.deploy = &Deploy{
+		FromRelease: mustID(s.deployed).full, ToRelease: tid.full,
+		FeedRepo: "/var/www/pages/feed/rel-" + tid.majorStr + "/ostree_repo",
+		CommitID: fmt.Sprintf("%016x%016x%016x%016x", s.rng.Uint64(), s.rng.Uint64(), s.rng.Uint64(), s.rng.Uint64()), RebootRequired: s.release(s.deployed).RebootRequired,
+		State: DeployStart, toID: target.ID, fromID: s.deployed, initialKube: s.activeKube(), removing: removing,
 	}
 	s.record(EventDeployState, target.ID, DeployStart)
 }
@@ -102,6 +133,8 @@ func (s *System) abortDeploy() string {
 	switch {
 	case d == nil:
 		return "Software deploy abort failed: no deployment in progress"
+	case len(d.removing) > 0:
+		return "Abort operation is not supported in patch removal"
 	case strings.Contains(d.State, "rollback"), d.State == DeployStartDone, d.State == DeployStartFailed:
 		return ""
 	case !contains(abortStates, d.State):
@@ -162,6 +195,9 @@ func (s *System) deleteDeploy() string {
 	if !contains(deleteStates, d.State) {
 		return fmt.Sprintf("Deploy must be in the following states to be able to delete: %s", strings.Join(deleteStates, ", "))
 	}
+	if len(d.removing) > 0 {
+		return s.deleteRemoval(d)
+	}
 	ids := append(append([]string(nil), d.together...), d.toID)
 	if d.State != DeployCompleted {
 		for _, id := range ids {
@@ -186,6 +222,25 @@ func (s *System) deleteDeploy() string {
 	s.deploy = nil
 	s.record(EventDeployState, d.toID, "deleted")
 	s.record(EventReleaseDeployed, d.toID, "from "+old.full)
+	return ""
+}
+
+// deleteRemoval is software_deploy_delete_api on a patch removal: refused
+// before it completed ("Delete is not supported while removing a
+// release"); once completed the removed patches become available
+// (removing_release_state.available()) and the target runs.
+func (s *System) deleteRemoval(d *Deploy) string {
+	if d.State != DeployCompleted {
+		return "Delete is not supported while removing a release"
+	}
+	for _, id := range d.removing {
+		s.release(id).State = ReleaseAvailable
+	}
+	old := s.deployed
+	s.deployed = d.toID
+	s.deploy = nil
+	s.record(EventDeployState, d.toID, "deleted")
+	s.record(EventReleaseDeployed, d.toID, "from "+mustID(old).full)
 	return ""
 }
 

@@ -2,6 +2,7 @@ package starlingx
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,4 +106,17 @@ func applied(t *testing.T, s *System, req CreateRequest) Strategy {
 	require.Equal(t, StateApplied, got.State, "apply: %s", got.Apply.Reason)
 	require.NoError(t, s.DeleteStrategy(s.Now(), req.Type, got.UUID, false))
 	return got
+}
+
+// stateHistory lists the states strategy uuid went through, in order.
+func stateHistory(s *System, uuid string) []StrategyState {
+	var out []StrategyState
+	for _, e := range s.Events() {
+		if e.Kind == EventStrategyState && e.Subject == uuid {
+			if i := strings.LastIndex(e.Detail, " "); i >= 0 {
+				out = append(out, StrategyState(e.Detail[i+1:]))
+			}
+		}
+	}
+	return out
 }

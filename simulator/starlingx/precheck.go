@@ -22,8 +22,17 @@ func (s *System) precheck(st *Strategy) string {
 		issues = append(issues, fmt.Sprintf("Deployment in progress: %s to %s", d.FromRelease, d.ToRelease))
 	}
 	tid, did := mustID(target.ID), mustID(s.deployed)
-	if tid.compare(did) < 0 {
+	if tid.compare(did) < 0 && !tid.sameMajor(did) {
+		// a lower release of the running major is a patch removal (see
+		// startDeploy); one of an older major is unavailable after the
+		// major upgrade and never reaches the precheck
 		issues = append(issues, fmt.Sprintf("Release %s is older than the deployed release %s: downgrades are not supported", target.ID, s.deployed))
+	}
+	if tid.compare(did) < 0 && tid.sameMajor(did) && target.State != ReleaseDeployed && target.State != ReleaseCommitted {
+		// software_controller.py _validate_releases_for_select: "removing
+		// a release is only supported by selecting a previous product
+		// release in deployed state"
+		issues = append(issues, fmt.Sprintf("Release %s is %s: removing a release is only supported by selecting a previous product release in deployed state", target.ID, target.State))
 	}
 	if a := s.precheckAlarmIssue(st.Request.AlarmRestrictions); a != "" {
 		issues = append(issues, a)

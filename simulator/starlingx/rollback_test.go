@@ -154,7 +154,7 @@ func TestDeleteRefusedWhileHostsRunTheRelease(t *testing.T) {
 	require.NoError(t, err)
 	runToEnd(t, s)
 	got, _ := s.Strategy(s.Now(), SwUpgrade)
-	require.Equal(t, StateApplyFailed, got.State)
+	require.Equal(t, StateAborted, got.State, "apply-failed, then the VIM's abort phase")
 	assert.Equal(t, DeployHostDone, deployState(s), "the complete stage failed at its first step")
 	assert.Contains(t, s.deleteDeploy(), "Deploy must be in the following states to be able to delete: host-rollback-done, completed, start-done, start-failed",
 		"USM refuses deploy delete while hosts run the release: only a rollback frees the system")

@@ -41,6 +41,10 @@ type Strategy struct {
 	Abort        Phase
 
 	buildFault string // "", "fail" or "timeout": decided at create
+	// abortPlan is the abort phase's stages, built when the abort action
+	// arrives (Strategy._abort builds them from the running stage and
+	// step at that moment); nil until then.
+	abortPlan []Stage
 }
 
 // CurrentPhaseCompletion is "current-phase-completion-percentage".

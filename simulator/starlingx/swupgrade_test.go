@@ -179,8 +179,9 @@ func TestVIMAlarmsFollowTheStrategyUntilDeleted(t *testing.T) {
 	assert.Equal(t, []string{AlarmSwUpgradeInProgress}, ids())
 	runToEnd(t, s)
 	got, _ := s.Strategy(s.Now(), SwUpgrade)
-	require.Equal(t, StateApplyFailed, got.State)
-	assert.Equal(t, []string{AlarmSwUpgradeFailed}, ids(), "raised after apply-failed, kept while the strategy is kept")
+	require.Equal(t, StateAborted, got.State, "apply-failed, then the VIM's own abort phase")
+	assert.Equal(t, []StrategyState{StateInitial, StateBuilding, StateReadyToApply, StateApplying, StateApplyFailed, StateAborting, StateAborted}, stateHistory(s, got.UUID))
+	assert.Equal(t, []string{AlarmSwUpgradeFailed}, ids(), "raised after apply-failed, kept through the abort phase and while the strategy is kept (is_apply_failed)")
 	require.NoError(t, s.DeleteStrategy(s.Now(), SwUpgrade, "", false))
 	assert.Empty(t, ids(), "cleared when the strategy is deleted")
 }

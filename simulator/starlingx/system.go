@@ -50,6 +50,7 @@ type Deploy struct {
 	fromID      string   // release id deployed before (the rollback target)
 	together    []string // older patches of the same major deployed with it
 	initialKube string   // active Kubernetes version at deploy start (software_deploy_abort_api checks it)
+	removing    []string // a patch removal: the newer patches of the running major being removed
 }
 
 // KubeUpgradeRecord is sysinv's kube_upgrade (GET /v1/kube_upgrade).

@@ -118,6 +118,12 @@ func (d *decider) noReturn() string {
 // sw-upgrade strategy with "rollback": true (the VIM refuses it while the
 // deploy is still starting, so that is waited for).
 func (d *decider) rollback(dep *USMDeploy, why string) {
+	if dep.Removal() {
+		d.phase(PhaseBlocked, "PatchRemoval", "%s, but the software deploy %s → %s (%s) is a patch removal: USM neither aborts it nor deletes it before it completes, and a rollback strategy needs a deploying release; finish it on the system (sw-manager sw-deploy-strategy create starlingx-%s --delete, then apply); waiting for it to end",
+			why, dep.From, dep.To, dep.State, dep.To)
+		d.act(Action{}, RequeueActive)
+		return
+	}
 	if dep.State == "start" {
 		d.phase(d.revertPhase(), "RollingBack", "the software deploy %s → %s is still starting; rolling it back once it has started", dep.From, dep.To)
 		d.act(Action{}, RequeueActive)

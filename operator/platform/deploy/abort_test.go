@@ -59,6 +59,11 @@ func TestAbortReverts(t *testing.T) {
 			action: "delete sw-deploy uuid-rb", status: "Deploying", phase: PhaseAborting},
 		{name: "rollback failed: stop and say what to do", live: withDeploy("host-rollback-failed"), strategy: rollbackStrategy(vim.StateApplyFailed),
 			action: "none", status: "Failed", phase: PhaseFailed, reason: "sw-manager sw-deploy-strategy create --rollback", event: ReasonDeployFailed},
+		{name: "a patch removal left: never rolled back (USM refuses its abort); wait with what to do", live: func() Live {
+			l := demoLive(from, "duplex")
+			l.Deploy = &USMDeploy{From: "13.01.2", To: "13.01.0", State: "start-done"}
+			return l
+		}(), action: "none", status: "Deploying", phase: PhaseBlocked},
 		{name: "nothing left: back on deployFromRelease", live: demoLive(from, "duplex"),
 			action: "none", status: "None", phase: PhaseIdle, reason: "aborted; the system still runs " + from, event: ReasonDeployAborted},
 	}
@@ -146,4 +151,12 @@ func reasons(evs []Event) []string {
 		out = append(out, e.Reason)
 	}
 	return out
+}
+
+func TestUSMDeployRemoval(t *testing.T) {
+	assert.True(t, USMDeploy{From: "13.01.2", To: "13.01.1"}.Removal())
+	assert.False(t, USMDeploy{From: "13.01.1", To: "13.01.2"}.Removal())
+	assert.False(t, USMDeploy{From: "13.01.2", To: "27.03.0"}.Removal(), "a major upgrade")
+	assert.False(t, USMDeploy{From: "27.03.0", To: "13.01.2"}.Removal(), "another major is never removed")
+	assert.False(t, USMDeploy{From: "junk", To: "13.01.1"}.Removal())
 }

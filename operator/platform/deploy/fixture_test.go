@@ -103,3 +103,12 @@ func sw(target string, state vim.StrategyState) *Strategy {
 func kube(target string, state vim.StrategyState) *Strategy {
 	return &Strategy{Kind: plan.KubeUpgrade, UUID: "uuid-kube", State: state, Target: target, Progress: "apply(69%)/stg:(3/4) kube-upgrade-complete"}
 }
+
+// applyFailedThen is a sw-deploy strategy whose apply failed and whose
+// abort phase (the VIM's own, nfv_common Strategy.phase_complete) is in
+// state.
+func applyFailedThen(state vim.StrategyState) *Strategy {
+	s := sw("starlingx-13.01.2", state)
+	s.ApplyFailed, s.Reason = true, "deploy host failed"
+	return s
+}

@@ -86,7 +86,18 @@ func StrategyFrom(s *vim.Strategy) *Strategy {
 	if out.Reason == "" && (s.State == vim.StateBuildFailed || s.State == vim.StateBuildTimeout) {
 		out.Reason = s.BuildPhase.Reason
 	}
-	if out.Reason == "" && (s.State == vim.StateApplyFailed || s.State == vim.StateApplyTimeout) {
+	out.ApplyFailed = s.State == vim.StateApplyFailed || s.State == vim.StateApplyTimeout ||
+		s.ApplyPhase.Result == vim.ResultFailed || s.ApplyPhase.Result == vim.ResultTimedOut
+	out.ApplyTimedOut = s.State == vim.StateApplyTimeout || s.ApplyPhase.Result == vim.ResultTimedOut
+	if out.ApplyFailed && s.ApplyPhase.Reason != "" && s.State != vim.StateApplyFailed && s.State != vim.StateApplyTimeout {
+		// the abort phase the VIM ran after the failure: its reason, if
+		// any, says why that abort did not end aborted
+		out.Reason = s.ApplyPhase.Reason
+		if r := s.AbortPhase.Reason; r != "" && r != out.Reason {
+			out.Reason += "; abort phase: " + r
+		}
+	}
+	if out.Reason == "" && out.ApplyFailed {
 		out.Reason = s.ApplyPhase.Reason
 	}
 	return out

@@ -116,3 +116,34 @@ func TestStrategyFromSwUpgrade(t *testing.T) {
 	assert.Equal(t, Strategy{Kind: plan.SwDeploy, UUID: "u", State: vim.StateBuildFailed, Target: "starlingx-13.01.2",
 		Progress: "build(0%)/stg:(0/0)", Reason: "precheck failed"}, *s)
 }
+
+// TestStrategyFromApplyFailedThenAborted: the real VIM aborts a strategy
+// whose apply failed (nfv_common strategy/_strategy.py phase_complete →
+// _abort), so "aborted" with a failed apply phase is an apply failure,
+// with the apply phase's reason.
+func TestStrategyFromApplyFailedThenAborted(t *testing.T) {
+	for _, c := range []struct {
+		state       vim.StrategyState
+		apply, want string
+		failed, to  bool
+	}{
+		{vim.StateAborted, vim.ResultFailed, "deploy host failed", true, false},
+		{vim.StateAborting, vim.ResultTimedOut, "deploy host failed", true, true},
+		{vim.StateAbortFailed, vim.ResultFailed, "deploy host failed; abort phase: unlock failed", true, false},
+		{vim.StateAborted, "aborted", "", false, false},
+	} {
+		phase := vim.Phase{Result: c.apply, Reason: "deploy host failed"}
+		if c.apply == "aborted" {
+			phase.Reason = ""
+		}
+		abort := vim.Phase{}
+		if c.state == vim.StateAbortFailed {
+			abort = vim.Phase{Result: "failed", Reason: "unlock failed"}
+		}
+		s := StrategyFrom(&vim.Strategy{UUID: "u", Name: vim.StrategySwUpgrade, Release: vim.ReleaseList{"starlingx-13.01.2"}, State: c.state,
+			CurrentPhase: "abort", ApplyPhase: phase, AbortPhase: abort})
+		assert.Equal(t, c.failed, s.ApplyFailed, c.state)
+		assert.Equal(t, c.to, s.ApplyTimedOut, c.state)
+		assert.Equal(t, c.want, s.Reason, c.state)
+	}
+}

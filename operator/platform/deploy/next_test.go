@@ -111,6 +111,24 @@ func TestNext(t *testing.T) {
 		{name: "apply failed: Apply Failed, the strategy kept", u: upgrade(to, 2, 2, deployingMajor("starlingx-13.01.2")),
 			live: demoLive(from, "duplex"), strategy: sw("starlingx-13.01.2", vim.StateApplyFailed),
 			action: "none", status: "Apply Failed", phase: PhaseApplyFailed, events: "DeployApplyFailed"},
+		{name: "apply failed, the VIM's own abort phase runs: wait for it (no delete while aborting)", u: upgrade(to, 2, 2, deployingMajor("starlingx-13.01.2")),
+			live: demoLive(from, "duplex"), strategy: applyFailedThen(vim.StateAborting),
+			action: "none", status: "Deploying", phase: PhaseDeploying,
+			check: func(t *testing.T, d Decision) {
+				assert.Contains(t, d.Message, "the sw-deploy strategy's apply failed (deploy host failed); the VIM is running its abort phase")
+			}},
+		{name: "apply failed, then aborted by the VIM: Apply Failed, not an abort", u: upgrade(to, 2, 2, deployingMajor("starlingx-13.01.2")),
+			live: demoLive(from, "duplex"), strategy: applyFailedThen(vim.StateAborted),
+			action: "none", status: "Apply Failed", phase: PhaseApplyFailed, events: "DeployApplyFailed",
+			check: func(t *testing.T, d Decision) {
+				assert.Contains(t, d.Status.ActiveDeploy.StatusReason, "the sw-deploy strategy is apply-failed (deploy host failed), then aborted by the VIM's own abort phase")
+			}},
+		{name: "apply failed, the VIM's abort phase failed: Apply Failed", u: upgrade(to, 2, 2, deployingMajor("starlingx-13.01.2")),
+			live: demoLive(from, "duplex"), strategy: applyFailedThen(vim.StateAbortFailed),
+			action: "none", status: "Apply Failed", phase: PhaseApplyFailed, events: "DeployApplyFailed",
+			check: func(t *testing.T, d Decision) {
+				assert.Contains(t, d.Status.ActiveDeploy.StatusReason, "apply-failed (deploy host failed), then abort-failed by the VIM's own abort phase")
+			}},
 		{name: "apply failed and the spec changed: delete and start again", u: upgrade("starlingx-13.01.2 / v1.33.0", 3, 2, failed("Apply Failed", 0)),
 			live: demoLive(from, "duplex"), strategy: sw("starlingx-13.01.2", vim.StateApplyFailed),
 			action: "delete sw-deploy uuid-sw", status: "Deploying", phase: PhaseDeploying, events: "DeployStarted"},

@@ -60,6 +60,16 @@ func (d *decider) finishing(s *Strategy, step plan.DeployStep) {
 
 // ours: s is the strategy of the next step.
 func (d *decider) ours(s *Strategy, cur plan.DeployStep) {
+	if s.ApplyFailed && s.State == vim.StateAborting {
+		// the VIM's own abort phase after the failure; the strategy cannot
+		// be deleted without force until it ends (strategy_delete)
+		d.startIfNeeded()
+		d.progressTo(&cur, s.Progress)
+		d.phase(PhaseDeploying, "ApplyFailedAborting", "%s: the %s strategy's apply failed (%s); the VIM is running its abort phase (%s)",
+			d.label(cur), s.Kind, reasonOr(s.Reason), s.Progress)
+		d.act(Action{}, RequeueActive)
+		return
+	}
 	switch s.State {
 	case vim.StateBuildFailed, vim.StateBuildTimeout:
 		d.buildFailed(s, cur)
@@ -133,11 +143,21 @@ func (d *decider) failed(s *Strategy, step plan.DeployStep) {
 	}
 	d.progressTo(&step, s.Progress)
 	status, reason, phase := v1alpha1.DeployStatusApplyFailed, ReasonApplyFailed, PhaseApplyFailed
-	if s.State == vim.StateAborted || s.State == vim.StateApplied {
+	if !s.ApplyFailed && (s.State == vim.StateAborted || s.State == vim.StateApplied) {
 		status, reason, phase = v1alpha1.DeployStatusFailed, ReasonDeployFailed, PhaseFailed
 	}
-	why := fmt.Sprintf("%s: the %s strategy is %s (%s); the strategy is kept for inspection: fix the cause and change spec to try again",
-		d.label(step), s.Kind, s.State, reasonOr(s.Reason))
+	state, then := string(s.State), ""
+	if s.ApplyFailed && s.State != vim.StateApplyFailed && s.State != vim.StateApplyTimeout {
+		// nfv_common Strategy.phase_complete: the VIM aborts a strategy
+		// whose apply failed; the state then names that abort's end
+		state = string(vim.StateApplyFailed)
+		if s.ApplyTimedOut {
+			state = string(vim.StateApplyTimeout)
+		}
+		then = fmt.Sprintf(", then %s by the VIM's own abort phase", s.State)
+	}
+	why := fmt.Sprintf("%s: the %s strategy is %s (%s)%s; the strategy is kept for inspection: fix the cause and change spec to try again",
+		d.label(step), s.Kind, state, reasonOr(s.Reason), then)
 	d.fail(status, reason, why)
 	d.phase(phase, string(phase), "%s", why)
 	d.act(Action{}, RequeueIdle)

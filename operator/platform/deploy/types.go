@@ -44,12 +44,35 @@ type Strategy struct {
 	// nfv SwUpgradeStrategy._build_complete_rollback. Target is then the
 	// release being rolled back.
 	Rollback bool
+	// ApplyFailed: the apply phase failed or timed out (its result is
+	// failed or timed-out: nfv_common strategy Strategy.is_apply_failed /
+	// is_apply_timed_out). The VIM then runs an abort phase of its own
+	// (Strategy.phase_complete calls _abort: apply-failed → aborting →
+	// aborted, abort-failed or abort-timeout), so the state alone does not
+	// tell an apply failure from an abort.
+	ApplyFailed bool
+	// ApplyTimedOut: of those, the apply phase timed out.
+	ApplyTimedOut bool
 }
 
 // USMDeploy is USM's deploy record (GET /v1/deploy): releases as
 // "MM.mm.P", State one of software/states.py DEPLOY_STATES.
 type USMDeploy struct {
 	From, To, State string
+}
+
+// Removal reports a patch removal: a deploy to an older release of the
+// running major (starlingx/update software_controller.py
+// _validate_releases_for_select: a target below the highest release is
+// removed, not applied). USM neither aborts it ("Abort operation is not
+// supported in patch removal": software_deploy_abort_api) nor deletes it
+// before it completed ("Delete is not supported while removing a
+// release": software_deploy_delete_api), and a VIM rollback strategy
+// needs a deploying release, so only finishing it frees the system.
+func (d USMDeploy) Removal() bool {
+	from, err1 := release.ParseID("starlingx-" + d.From)
+	to, err2 := release.ParseID("starlingx-" + d.To)
+	return err1 == nil && err2 == nil && from.SameMajor(to) && to.Compare(from) < 0
 }
 
 // Live is the StarlingX system as observed in one reconcile.

@@ -72,7 +72,8 @@ func checkEnds(current, target release.Composite) error {
 		return fmt.Errorf("no target product release; set spec.release.platform")
 	}
 	if target.Platform.Compare(current.Platform) < 0 {
-		return fmt.Errorf("product release '%s' is older than the running '%s'; a plan only moves forward: choose '%s' or newer", target.Platform, current.Platform, current.Platform)
+		return fmt.Errorf("product release '%s' is older than the running '%s'; a plan only moves forward: choose '%s' or newer (USM removes patches of the running major only when an older release is deployed on the system, a patch removal that cannot be aborted: sw-manager sw-deploy-strategy create '%s')",
+			target.Platform, current.Platform, current.Platform, target.Platform)
 	}
 	if !target.Kubernetes.IsZero() && target.Kubernetes.Compare(current.Kubernetes) < 0 {
 		return fmt.Errorf("kubernetes %s is older than the running %s; a plan only moves forward: choose %s or newer", target.Kubernetes, current.Kubernetes, current.Kubernetes)

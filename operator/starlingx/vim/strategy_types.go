@@ -36,6 +36,14 @@ const (
 	StateAborted      StrategyState = "aborted"
 )
 
+// Phase results the client reads (nfv_common strategy/_strategy_defs.py
+// STRATEGY_PHASE_RESULT): an apply phase that failed or timed out, even
+// after the VIM's own abort phase ran (Strategy.is_apply_failed).
+const (
+	ResultFailed   = "failed"
+	ResultTimedOut = "timed-out"
+)
+
 // Terminal reports whether the strategy will not move on its own any more.
 func (s StrategyState) Terminal() bool {
 	switch s {

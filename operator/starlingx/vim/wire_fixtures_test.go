@@ -68,7 +68,7 @@ func TestWireFixturesDecode(t *testing.T) {
 	fx := loadWireFixtures(t)
 	byPath := map[string]wireFixture{}
 	for _, f := range fx {
-		if f.kind == "response" {
+		if f.kind == "response" && f.state != "sw-aborted-after-failure" { // same path as sw-upgrade-strategy: decoded below
 			byPath[f.method+" "+f.path] = f
 		}
 	}
@@ -146,6 +146,20 @@ func TestWireFixturesDecode(t *testing.T) {
 	kube, err := c.GetStrategy(ctx, StrategyKubeUpgrade)
 	require.NoError(t, err)
 	assert.Equal(t, "v1.34.1", kube.KubeTarget(), "read from the stage names: the VIM does not echo to-version")
+
+	// A strategy the VIM aborted after its apply failed: the state is
+	// "aborted", the apply phase's result still "failed"
+	// (Strategy.phase_complete → _abort), the abort phase holds the
+	// unlock of the host the failed stage had locked.
+	var q strategyEnvelope
+	require.NoError(t, json.Unmarshal(fx["sw-upgrade-strategy-aborted"].body, &q))
+	require.NotNil(t, q.Strategy)
+	assert.Equal(t, StateAborted, q.Strategy.State)
+	assert.Equal(t, ResultFailed, q.Strategy.ApplyPhase.Result)
+	assert.Equal(t, "deploy host failed", q.Strategy.ApplyPhase.Reason)
+	require.Len(t, q.Strategy.AbortPhase.Stages, 1)
+	assert.Equal(t, "sw-upgrade-controllers", q.Strategy.AbortPhase.Stages[0].StageName)
+	assert.Equal(t, "unlock-hosts", q.Strategy.AbortPhase.Stages[0].Steps[0].StepName)
 
 	// Requests: the bodies the client sends are the fixtures'.
 	_, err = c.CreateSwUpgradeStrategy(ctx, SwUpgradeRequest{Releases: []string{"starlingx-13.01.2"}, Delete: true})

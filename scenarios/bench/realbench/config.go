@@ -84,7 +84,12 @@ type Config struct {
 	// ScaleUpgrades run side by side in each scale row (their mean is
 	// reported: one upgrade's request count varies by a few).
 	ScaleUpgrades int
-	// Phases selects "latency" and/or "scale".
+	// LoadUpgrades run side by side in the load phase, LoadFillers
+	// unrelated Deployments churned at ChurnRate meanwhile (issue 21: the
+	// handoff under load).
+	LoadUpgrades int
+	LoadFillers  int
+	// Phases selects "latency", "scale" and/or "load".
 	Phases []string
 }
 
@@ -98,7 +103,8 @@ func DefaultConfig() Config {
 		FillerNamespaces: 10, ChurnRate: 20,
 		ScaleTiming:   Timing{Create: 200 * time.Millisecond, Ready: time.Second, Delete: 2 * time.Second},
 		ScaleUpgrades: 8,
-		Phases:        []string{"latency", "scale"},
+		LoadUpgrades:  20, LoadFillers: 1000,
+		Phases: []string{"latency", "scale", "load"},
 	}
 }
 
@@ -134,6 +140,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.ScaleUpgrades == 0 {
 		c.ScaleUpgrades = d.ScaleUpgrades
+	}
+	if c.LoadUpgrades == 0 {
+		c.LoadUpgrades = d.LoadUpgrades
+	}
+	if c.LoadFillers == 0 {
+		c.LoadFillers = d.LoadFillers
 	}
 	if c.Phases == nil {
 		c.Phases = d.Phases

@@ -75,6 +75,14 @@ func Run(ctx context.Context, cfg Config, o RunOptions) (*Result, error) {
 		})
 		errs = append(errs, err)
 	}
+	if slices.Contains(cfg.Phases, "load") {
+		err := withEnv(ctx, o, func(e *env) error {
+			var err error
+			res.Load, err = runLoad(ctx, e, cfg)
+			return err
+		})
+		errs = append(errs, err)
+	}
 	res.Machine = sampler.stop()
 	return res, errors.Join(errs...)
 }

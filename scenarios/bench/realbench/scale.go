@@ -34,12 +34,9 @@ func runScale(ctx context.Context, e *env, cfg Config) (*ScaleResult, error) {
 		return nil, err
 	}
 	res := &ScaleResult{Timing: cfg.ScaleTiming, FillerSeconds: map[int]float64{}}
-	fillerNS := make([]string, cfg.FillerNamespaces)
-	for i := range fillerNS {
-		fillerNS[i] = fmt.Sprintf("fill-%02d", i)
-		if err := realcluster.Apply(ctx, e.client, []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fillerNS[i]}}}); err != nil {
-			return nil, err
-		}
+	fillerNS, err := fillerNamespaces(ctx, e, cfg)
+	if err != nil {
+		return nil, err
 	}
 	sizes := slices.Sorted(slices.Values(cfg.Sizes))
 	have := 0
@@ -47,14 +44,7 @@ func runScale(ctx context.Context, e *env, cfg Config) (*ScaleResult, error) {
 	for _, size := range sizes {
 		began := time.Now()
 		if size > have {
-			e.logf("scale: creating unrelated Deployments %d..%d", have, size-1)
-			if err := parallel(size-have, 32, func(i int) error {
-				i += have
-				return client.IgnoreAlreadyExists(e.client.Create(ctx, filler(fillerNS[i%len(fillerNS)], i)))
-			}); err != nil {
-				return nil, err
-			}
-			if err := waitFillersSettled(ctx, e.client, size, 10*time.Minute); err != nil {
+			if err := createFillers(ctx, e, fillerNS, have, size); err != nil {
 				return nil, err
 			}
 			have = size
@@ -71,6 +61,59 @@ func runScale(ctx context.Context, e *env, cfg Config) (*ScaleResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// fillerNamespaces creates the cfg.FillerNamespaces namespaces the
+// unrelated Deployments are spread over and returns their names.
+func fillerNamespaces(ctx context.Context, e *env, cfg Config) ([]string, error) {
+	fillerNS := make([]string, cfg.FillerNamespaces)
+	for i := range fillerNS {
+		fillerNS[i] = fmt.Sprintf("fill-%02d", i)
+		if err := realcluster.Apply(ctx, e.client, []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fillerNS[i]}}}); err != nil {
+			return nil, err
+		}
+	}
+	return fillerNS, nil
+}
+
+// createFillers creates unrelated Deployments have..size-1 and waits
+// until the controller-manager has settled them.
+func createFillers(ctx context.Context, e *env, fillerNS []string, have, size int) error {
+	e.logf("creating unrelated Deployments %d..%d", have, size-1)
+	if err := parallel(size-have, 32, func(i int) error {
+		i += have
+		return client.IgnoreAlreadyExists(e.client.Create(ctx, filler(fillerNS[i%len(fillerNS)], i)))
+	}); err != nil {
+		return err
+	}
+	return waitFillersSettled(ctx, e.client, size, 10*time.Minute)
+}
+
+// runLoad is the load phase (issue 21): cfg.LoadUpgrades upgrades created
+// at once, cluster-wide, among cfg.LoadFillers unrelated Deployments
+// updated at cfg.ChurnRate per second — the kube-controller-manager busy,
+// where the Deployment's status lags the pod list. One row, measured as a
+// scale row.
+func runLoad(ctx context.Context, e *env, cfg Config) (*ScaleRow, error) {
+	app, err := loadDemo()
+	if err != nil {
+		return nil, err
+	}
+	fillerNS, err := fillerNamespaces(ctx, e, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := createFillers(ctx, e, fillerNS, 0, cfg.LoadFillers); err != nil {
+		return nil, err
+	}
+	c := cfg
+	c.ScaleUpgrades = cfg.LoadUpgrades
+	e.logf("load: %d upgrades at once among %d unrelated Deployments", c.ScaleUpgrades, cfg.LoadFillers)
+	row, _, err := scaleRun(ctx, e, c, app, cfg.LoadFillers, "all", fillerNS, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &row, nil
 }
 
 // scaleRun runs one row: cfg.ScaleUpgrades upgrades side by side, each in

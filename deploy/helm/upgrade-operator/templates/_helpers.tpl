@@ -98,9 +98,31 @@ true
 {{- end -}}
 {{- end -}}
 
-{{/* The webhook Service's DNS names, in-cluster short form first. */}}
+{{/* The webhook Service's DNS names, in-cluster short form first; with webhook.url, its host. */}}
 {{- define "upgrade-operator.webhookDNSName" -}}
+{{- if .Values.webhook.url -}}
+{{- $u := urlParse .Values.webhook.url -}}
+{{- if or (ne $u.scheme "https") (not $u.hostname) (ne $u.path "") -}}
+{{- fail (printf "webhook.url %q: want https://<host>[:<port>] with no path (the API server adds /convert and /validate-...)" .Values.webhook.url) -}}
+{{- end -}}
+{{- if regexMatch "^[0-9.]+$|:" $u.hostname -}}
+{{- fail (printf "webhook.url %q: the host must be a DNS name such as localhost: the serving certificate holds DNS names only" .Values.webhook.url) -}}
+{{- end -}}
+{{ $u.hostname }}
+{{- else -}}
 {{ include "upgrade-operator.webhookService" . }}.{{ .Release.Namespace }}.svc
+{{- end -}}
+{{- end -}}
+
+{{/* A webhook's clientConfig: the webhook Service (port when given), or webhook.url; path is the webhook's path. */}}
+{{- define "upgrade-operator.webhookClientConfig" -}}
+{{- if .root.Values.webhook.url -}}
+{{- toJson (dict "url" (printf "%s%s" .root.Values.webhook.url .path)) -}}
+{{- else -}}
+{{- $svc := dict "name" (include "upgrade-operator.webhookService" .root) "namespace" .root.Release.Namespace "path" .path -}}
+{{- with .port }}{{ $_ := set $svc "port" . }}{{ end -}}
+{{- toJson (dict "service" $svc) -}}
+{{- end -}}
 {{- end -}}
 
 {{- define "upgrade-operator.validatingWebhook" -}}

@@ -42,7 +42,7 @@ func run() error {
 		workDir  = flag.String("workdir", "", "keep the operator logs here (default: a temporary directory, removed)")
 		sizes    = flag.String("sizes", joinInts(d.Sizes), "numbers of unrelated Deployments for the scale phase")
 		scopes   = flag.String("scopes", strings.Join(d.Scopes, ","), "watch scopes for the scale phase: all, listed, own")
-		phases   = flag.String("phases", strings.Join(d.Phases, ","), "phases to run: latency, scale (none: only the simulator table)")
+		phases   = flag.String("phases", strings.Join(d.Phases, ","), "phases to run: latency, scale, load (none: only the simulator table)")
 		from     = flag.String("from", "", "measure nothing: print the table of this bench.json again (targets re-judged)")
 	)
 	flag.IntVar(&cfg.Demo, "demo", d.Demo, "demo-app upgrades by the operator, and as many by the poller")
@@ -50,6 +50,8 @@ func run() error {
 	flag.DurationVar(&cfg.Stagger, "stagger", d.Stagger, "time between the starts of the latency phase's upgrades")
 	flag.Float64Var(&cfg.ChurnRate, "churn", d.ChurnRate, "updates per second to unrelated Deployments during each scale upgrade")
 	flag.IntVar(&cfg.ScaleUpgrades, "scale-upgrades", d.ScaleUpgrades, "upgrades side by side in each scale row (their mean is reported)")
+	flag.IntVar(&cfg.LoadUpgrades, "load-upgrades", d.LoadUpgrades, "upgrades created at once in the load phase")
+	flag.IntVar(&cfg.LoadFillers, "load-fillers", d.LoadFillers, "unrelated Deployments churned during the load phase")
 	flag.IntVar(&cfg.FillerNamespaces, "filler-namespaces", d.FillerNamespaces, "namespaces the unrelated Deployments are spread over")
 	flag.Parse()
 	var err error
