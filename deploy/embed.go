@@ -15,3 +15,12 @@ var Demo embed.FS
 //
 //go:embed crd/bases/*.yaml
 var CRDs embed.FS
+
+// Graphs holds the graph demos: demo-graph/*.yaml (the v1beta1 diamond
+// shop-db ← {shop-worker, shop-indexer} ← shop-api) and
+// demo-stateful/*.yaml (store-db StatefulSet ← store-worker ← store-api,
+// node-agent DaemonSet ← store-api); the fault batches and the crash
+// sweep build their graph scenarios from them (scenarios/faults).
+//
+//go:embed demo-graph/*.yaml demo-stateful/*.yaml
+var Graphs embed.FS

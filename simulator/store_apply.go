@@ -18,7 +18,8 @@ import (
 )
 
 // Server-side apply and managed fields, for the kinds in managedKinds
-// (Deployments). The store runs the field manager kube-apiserver runs —
+// (the workloads the operator writes: Deployments, StatefulSets,
+// DaemonSets). The store runs the field manager kube-apiserver runs —
 // k8s.io/apimachinery/pkg/util/managedfields.NewDefaultFieldManager over
 // sigs.k8s.io/structured-merge-diff, built per kind as
 // staging/src/k8s.io/apiserver/pkg/endpoints/installer.go
@@ -41,12 +42,16 @@ import (
 // only when the manager's field set changes (the field manager stamps
 // time.Now, which the simulator may not read).
 var managedKinds = map[schema.GroupVersionKind]bool{
-	appsv1.SchemeGroupVersion.WithKind("Deployment"): true,
+	appsv1.SchemeGroupVersion.WithKind("Deployment"):  true,
+	appsv1.SchemeGroupVersion.WithKind("StatefulSet"): true,
+	appsv1.SchemeGroupVersion.WithKind("DaemonSet"):   true,
 }
 
 // resetFields are the fields the main endpoint never takes from a request,
 // by version: pkg/registry/apps/deployment/strategy.go
-// (deploymentStrategy.GetResetFields) resets status.
+// (deploymentStrategy.GetResetFields), statefulset/strategy.go
+// (statefulSetStrategy.GetResetFields) and daemonset/strategy.go
+// (daemonSetStrategy.GetResetFields) each reset status at apps/v1.
 var resetFields = map[fieldpath.APIVersion]fieldpath.Filter{
 	"apps/v1": fieldpath.NewExcludeSetFilter(fieldpath.NewSet(fieldpath.MakePathOrDie("status"))),
 }

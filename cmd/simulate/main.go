@@ -76,6 +76,8 @@ func newCommand(stdout io.Writer) *cobra.Command {
 			"  simulate --manifests deploy/demo-graph    v1beta1 diamond: shop-db, then shop-worker and\n" +
 			"                                            shop-indexer together, then shop-api; shows each\n" +
 			"                                            component's wave and phase, every edge's handoff\n" +
+			"  simulate --manifests deploy/demo-stateful mixed kinds: store-db (StatefulSet) and node-agent\n" +
+			"                                            (DaemonSet) first, then store-worker, then store-api\n" +
 			"  kustomize build DIR | simulate --manifests -   manifests from stdin\n\n" +
 			"Sharded sweeps (docs/sweeps.md): simulate --seeds N --shard i/n prints the JSON result of\n" +
 			"slice i of n of the seeds; simulate merge FILE... prints the unsharded run's summary.\n\n" +

@@ -102,7 +102,7 @@ func TestSimulateBadInputGivesOneReadableLine(t *testing.T) {
 		want  string
 	}{
 		{"unknown kind", map[string]string{"x.yaml": "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n"}, nil,
-			`x.yaml: document 1: unknown kind "Widget" for apiVersion "example.com/v1": the simulator models Namespace (apiVersion v1), Deployment (apps/v1) and ApplicationUpgrade (upgrades.lunadas.dev/v1alpha1 or v1beta1): fix the kind or apiVersion`},
+			`x.yaml: document 1: unknown kind "Widget" for apiVersion "example.com/v1": the simulator models Namespace (apiVersion v1), Deployment, StatefulSet, DaemonSet and ControllerRevision (apps/v1) and ApplicationUpgrade (upgrades.lunadas.dev/v1alpha1 or v1beta1): fix the kind or apiVersion`},
 		{"misspelt kind", map[string]string{"up.yaml": strings.Replace(strings.Replace(upgrade, "%s", "", 1), "kind: ApplicationUpgrade", "kind: ApplicationUpgrad", 1)}, nil,
 			`up.yaml: document 1: unknown kind "ApplicationUpgrad" for apiVersion "upgrades.lunadas.dev/v1alpha1": the simulator models Namespace`},
 		{"graph cycle", map[string]string{"app.yaml": worker + "---\n" + api,

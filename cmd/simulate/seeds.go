@@ -171,5 +171,11 @@ func printSummary(w io.Writer, st faults.Stats, wall time.Duration, wallNote, wh
 	}
 	sort.Strings(kinds)
 	fmt.Fprintf(w, "runs with each fault: %s\n", strings.Join(kinds, ", "))
+	scenarios := make([]string, 0, len(st.ByScenario))
+	for name, sc := range st.ByScenario {
+		scenarios = append(scenarios, fmt.Sprintf("%s %d (%d violations)", name, sc.Runs, sc.Violations))
+	}
+	sort.Strings(scenarios)
+	fmt.Fprintf(w, "runs per scenario: %s\n", strings.Join(scenarios, ", "))
 	fmt.Fprintf(w, "violations: %d\n", st.Violations)
 }

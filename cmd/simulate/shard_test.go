@@ -41,7 +41,7 @@ func TestMergedShardsEqualTheUnshardedRun(t *testing.T) {
 	args := []string{"--seeds", "9", "--seed", "30", "--progress=false"}
 	whole, wholeErr := simulate(t, args...)
 	require.NoError(t, wholeErr, whole)
-	require.Contains(t, whole, "(seeds 30–38 over 4 built-in scenarios)")
+	require.Contains(t, whole, "(seeds 30–38 over 9 built-in scenarios)")
 	for _, n := range []int{1, 2, 4, 12} {
 		files := shards(t, n, args...)
 		merged, err := simulate(t, append([]string{"merge"}, files...)...)
@@ -121,7 +121,7 @@ func TestMergeRefusesWhatIsNotOneWholeSweep(t *testing.T) {
 		"missing":       {[]string{files[0], files[1], files[3]}, "shards missing: seeds 54–55 of seeds 50–57 are in none of the files"},
 		"missing end":   {files[:3], "shards missing: seeds 56–57 of seeds 50–57 are in none of the files"},
 		"twice":         {[]string{files[0], files[1], files[1], files[2], files[3]}, "shards overlap: " + files[1] + " (seeds 52–53) and " + files[1] + " (seeds 52–53)"},
-		"other sweep":   {[]string{other[0], files[1], files[2], files[3]}, "are not shards of one sweep: runs over 4 built-in scenarios, scenario single"},
+		"other sweep":   {[]string{other[0], files[1], files[2], files[3]}, "are not shards of one sweep: runs over 9 built-in scenarios, scenario single"},
 		"overlap":       {[]string{files[0], halves[0], halves[1]}, "shards overlap: " + files[0] + " (seeds 50–51) and " + halves[0] + " (seeds 50–53)"},
 		"no such file":  {[]string{files[0], filepath.Join(dir, "nope.json")}, "nope.json: no such file or directory"},
 		"not a result":  {[]string{write("log.txt", "runs 4\n")}, "log.txt: not a sweep result"},

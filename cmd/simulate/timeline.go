@@ -16,7 +16,7 @@ func writeTimeline(path, title string, res *simrun.Result, fired []faults.Fired,
 	for _, u := range res.Upgrades {
 		if g, ok := res.Graphs[u.Namespace+"/"+u.Name]; ok {
 			for _, c := range g.Spec.Components {
-				in.Order = append(in.Order, c.DeploymentRef.Name)
+				in.Order = append(in.Order, c.WorkloadName())
 			}
 			continue
 		}

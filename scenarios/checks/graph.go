@@ -10,8 +10,9 @@ import (
 // Edge is one dependency edge of a v1beta1 upgrade's graph: component
 // Dependent depends on component Dependency, so Dependent's image must not
 // be written while an old pod of Dependency exists. Pair holds their
-// Deployments as Ordering reads them: Worker is the dependency's (the
-// callee), API the dependent's (the caller).
+// workloads (Deployments, StatefulSets, DaemonSets) as Ordering reads
+// them: Worker is the dependency's (the callee), API the dependent's (the
+// caller).
 type Edge struct {
 	Dependency, Dependent string
 	Pair
@@ -42,9 +43,9 @@ func Edges(u *v1beta1.ApplicationUpgrade) []Edge {
 			if !ok {
 				continue
 			}
-			e := Edge{Dependency: d, Dependent: c.Name, Pair: Pair{Namespace: c.DeploymentNamespace(u.Namespace),
-				Worker: dep.DeploymentRef.Name, API: c.DeploymentRef.Name}}
-			if ns := dep.DeploymentNamespace(u.Namespace); ns != e.Namespace {
+			e := Edge{Dependency: d, Dependent: c.Name, Pair: Pair{Namespace: c.WorkloadNamespace(u.Namespace),
+				Worker: dep.WorkloadName(), API: c.WorkloadName(), WorkerKind: kindOf(string(dep.Kind())), APIKind: kindOf(string(c.Kind()))}}
+			if ns := dep.WorkloadNamespace(u.Namespace); ns != e.Namespace {
 				e.WorkerNamespace = ns
 			}
 			out = append(out, e)

@@ -48,3 +48,39 @@ func TestGraphOrderingIsOrderingPerEdge(t *testing.T) {
 	assert.Equal(t, 1, bad.APIWrites)
 	assert.Equal(t, -1.0, bad.Handoff, "a combined report has no single handoff")
 }
+
+// An edge from a StatefulSet callee is judged on the StatefulSet's pods,
+// not on a Deployment of the same name.
+func TestGraphOrderingStatefulSetCallee(t *testing.T) {
+	u := &v1beta1.ApplicationUpgrade{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "u"},
+		Spec: v1beta1.ApplicationUpgradeSpec{Components: []v1beta1.Component{
+			{Name: "db", WorkloadRef: &v1beta1.WorkloadReference{Kind: v1beta1.KindStatefulSet, Name: "db"}, Image: "db:2"},
+			{Name: "api", DeploymentRef: v1beta1.DeploymentReference{Name: "a"}, Image: "a:2", DependsOn: []string{"db"}},
+		}}}
+	edges := Edges(u)
+	require.Len(t, edges, 1)
+	assert.Equal(t, Pair{Namespace: "ns", Worker: "db", WorkerKind: "StatefulSet", API: "a"}, edges[0].Pair)
+	sts := func(event, name, hash, rv string) eventlog.Event {
+		return eventlog.Event{Event: event, Kind: "StatefulSet", Namespace: "ns", Name: name, Deployment: "db", Hash: hash, RV: rv}
+	}
+	events := []eventlog.Event{
+		{Event: eventlog.DeploymentWrite, Kind: "StatefulSet", Namespace: "ns", Name: "db", Deployment: "db", RV: "1"},
+		{Event: eventlog.Revision, Kind: "StatefulSet", Namespace: "ns", Name: "db", Deployment: "db", HashAfter: "db-1", RV: "2"},
+		sts(eventlog.PodCreated, "db-0", "db-1", "3"),
+		{Event: eventlog.DeploymentWrite, Namespace: "ns", Name: "a", Deployment: "a", Image: "a:1", HashAfter: "ha", RV: "4"},
+		{Event: eventlog.DeploymentWrite, Kind: "StatefulSet", Namespace: "ns", Name: "db", Deployment: "db", Container: "db", Image: "db:2", RV: "5"},
+		{Event: eventlog.Revision, Kind: "StatefulSet", Namespace: "ns", Name: "db", Deployment: "db", HashBefore: "db-1", HashAfter: "db-2", RV: "6"},
+		sts(eventlog.PodDeleting, "db-0", "db-1", "7"),
+	}
+	early := append(append([]eventlog.Event(nil), events...),
+		eventlog.Event{Event: eventlog.DeploymentWrite, Namespace: "ns", Name: "a", Deployment: "a", Container: "c", Image: "a:2", HashBefore: "ha", HashAfter: "hb", RV: "8"})
+	bad := Combine(GraphOrdering(early, u))
+	require.Len(t, bad.Violations, 1)
+	assert.Contains(t, bad.Violations[0], "old worker pod db-0 (hash db-1")
+	late := append(append([]eventlog.Event(nil), events...), sts(eventlog.PodDeleted, "db-0", "db-1", "8"),
+		sts(eventlog.PodCreated, "db-0", "db-2", "9"),
+		eventlog.Event{Event: eventlog.DeploymentWrite, Namespace: "ns", Name: "a", Deployment: "a", Container: "c", Image: "a:2", HashBefore: "ha", HashAfter: "hb", RV: "10"})
+	good := GraphOrdering(late, u)
+	assert.Empty(t, Combine(good).Violations)
+	assert.Equal(t, 1, good[0].APIWrites)
+}

@@ -12,7 +12,7 @@ import (
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
 
-// Pair names the two Deployments of an ordered upgrade: Worker, the
+// Pair names the two workloads of an ordered upgrade: Worker, the
 // callee (the dependency), and API, the caller (the dependent).
 type Pair struct {
 	// Namespace is the API's namespace, and the worker's unless
@@ -21,10 +21,21 @@ type Pair struct {
 	Worker          string
 	API             string
 	WorkerNamespace string
+	// WorkerKind and APIKind are the workloads' kinds: "" (or
+	// "Deployment") for a Deployment, "StatefulSet", "DaemonSet".
+	WorkerKind, APIKind string
 }
 
-// WorkerNS is the worker Deployment's namespace.
+// WorkerNS is the worker workload's namespace.
 func (p Pair) WorkerNS() string { return cmp.Or(p.WorkerNamespace, p.Namespace) }
+
+// kindOf is kind as eventlog.Event.Kind says it ("" for a Deployment).
+func kindOf(kind string) string {
+	if kind == "Deployment" {
+		return ""
+	}
+	return kind
+}
 
 // Report is what Ordering found.
 type Report struct {
@@ -54,26 +65,28 @@ func Ordered(events []eventlog.Event) []eventlog.Event { return eventlog.Ordered
 // write by the operator.
 func Ordering(events []eventlog.Event, p Pair) Report {
 	rep := Report{WorkerWrites: map[string]int{}, Handoff: -1, LastOldWorkerDeleted: -1, FirstAPIWrite: -1}
-	worker, api := eventlog.Key(p.WorkerNS(), p.Worker), eventlog.Key(p.Namespace, p.API)
+	worker, api := eventlog.WorkloadKey(p.WorkerKind, p.WorkerNS(), p.Worker), eventlog.WorkloadKey(p.APIKind, p.Namespace, p.API)
+	workerKind := kindOf(p.WorkerKind)
 	eventlog.Replay(events, func(s *eventlog.State) {
 		e := s.Event
 		switch {
-		case e.Event == eventlog.DeploymentWrite && eventlog.Key(e.Namespace, e.Name) == worker && s.Deployments[worker].Rewrites > 0:
+		case e.Event == eventlog.DeploymentWrite && e.WorkloadKey() == worker && s.Deployments[worker].Rewrites > 0:
 			if e.Image != "" {
 				rep.WorkerWrites[e.Image]++
 			}
-		case s.Rewrite != nil && eventlog.Key(e.Namespace, e.Name) == api && e.Image != "":
+		case s.Rewrite != nil && e.WorkloadKey() == api && e.Image != "":
 			rep.APIWrites++
 			if rep.FirstAPIWrite < 0 {
 				rep.FirstAPIWrite = e.T
 			}
-			for _, k := range s.OldPods(p.WorkerNS(), p.Worker) {
+			for _, k := range s.OldWorkloadPods(workerKind, p.WorkerNS(), p.Worker) {
 				old := s.Pods[k]
 				rep.Violations = append(rep.Violations, fmt.Sprintf(
 					"t=%.3fs: API image %s written while old worker pod %s (hash %s, %s) still exists%s",
 					e.T, e.Image, old.Name, old.Hash, describeContainers(old.Containers), terminating(old)))
 			}
-		case s.Gone != nil && s.Gone.Namespace == p.WorkerNS() && s.Gone.Deployment == p.Worker && rep.FirstAPIWrite < 0 && s.Old(s.Gone):
+		case s.Gone != nil && s.Gone.Namespace == p.WorkerNS() && s.Gone.Deployment == p.Worker && s.Gone.Kind == workerKind &&
+			rep.FirstAPIWrite < 0 && s.Old(s.Gone):
 			rep.LastOldWorkerDeleted = e.T
 		}
 	})

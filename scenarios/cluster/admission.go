@@ -115,6 +115,11 @@ func toHub(obj client.Object) (*upgradesv1beta1.ApplicationUpgrade, error) {
 func immutableRefs(old, u *upgradesv1beta1.ApplicationUpgrade) error {
 	for _, c := range u.Spec.Components {
 		for _, o := range old.Spec.Components {
+			if o.Name == c.Name && o.WorkloadRef != nil && c.WorkloadRef != nil && *o.WorkloadRef != *c.WorkloadRef {
+				return apierrors.NewInvalid(upgradesv1beta1.GroupVersion.WithKind("ApplicationUpgrade").GroupKind(), u.Name, field.ErrorList{
+					field.Invalid(field.NewPath("spec", "components").Key(c.Name).Child("workloadRef"), *c.WorkloadRef,
+						"workloadRef is immutable: which workload an upgrade drives cannot change once created; delete this ApplicationUpgrade and create a new one")})
+			}
 			if o.Name == c.Name && o.DeploymentRef != c.DeploymentRef {
 				return apierrors.NewInvalid(upgradesv1beta1.GroupVersion.WithKind("ApplicationUpgrade").GroupKind(), u.Name, field.ErrorList{
 					field.Invalid(field.NewPath("spec", "components").Key(c.Name).Child("deploymentRef"), c.DeploymentRef,

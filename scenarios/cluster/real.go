@@ -284,7 +284,9 @@ func (r *Real) History() history.History {
 // caughtUp compares the recorder's live objects with a fresh list.
 func (r *Real) caughtUp(ctx context.Context) (bool, error) {
 	want := map[string]string{}
-	lists := []client.ObjectList{&appsv1.DeploymentList{}, &corev1.PodList{}, &upgradesv1alpha1.ApplicationUpgradeList{}}
+	// the kinds realcluster.Observe watches
+	lists := []client.ObjectList{&appsv1.DeploymentList{}, &appsv1.StatefulSetList{}, &appsv1.DaemonSetList{},
+		&appsv1.ControllerRevisionList{}, &corev1.PodList{}, &upgradesv1alpha1.ApplicationUpgradeList{}}
 	for _, l := range lists {
 		if err := r.suite.client.List(ctx, l, client.InNamespace(r.ns)); err != nil {
 			return false, err

@@ -26,7 +26,7 @@ package eventlog
 
 // Event kinds.
 const (
-	DeploymentWrite = "DeploymentWrite" // a Deployment's pod template image changed (or the Deployment was created)
+	DeploymentWrite = "DeploymentWrite" // a workload's pod template image changed (or the workload was created); Kind says a StatefulSet or DaemonSet
 	PodCreated      = "PodCreated"
 	PodReady        = "PodReady"
 	PodDeleting     = "PodDeleting" // deletionTimestamp set: the pod is terminating but may still serve
@@ -37,6 +37,13 @@ const (
 	// "<component>=<phase>", e.g. "worker=RollingOut" (v1beta1 component
 	// phases: Pending, Upgrading, RollingOut, Rolled, Failed, Blocked).
 	ComponentPhase = "ComponentPhase"
+	// Revision: a StatefulSet's or DaemonSet's current pod template is
+	// labelled HashAfter on its pods (controller-revision-hash): the
+	// recorder matched the template with one of the workload's
+	// ControllerRevisions. Name and Deployment are the workload, Kind its
+	// kind, RV the ControllerRevision's (or the workload's, when the write
+	// found the revision already there and says HashAfter itself).
+	Revision = "Revision"
 	// DeploymentStatus is recorded only by a detailed Recorder: a
 	// Deployment's generation, observedGeneration, spec.replicas or status
 	// counters changed.
@@ -61,8 +68,13 @@ type Event struct {
 	// Namespace and Name identify the object (Deployment, pod or ApplicationUpgrade).
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	// Deployment is the owning Deployment of a pod, or the Deployment itself.
+	// Deployment is the owning workload of a pod, or the workload itself:
+	// a Deployment, or the StatefulSet or DaemonSet Kind names.
 	Deployment string `json:"deployment"`
+	// Kind is the workload's kind on workload writes, Revision and pod
+	// events: "StatefulSet" or "DaemonSet"; "" for a Deployment (and
+	// for a pod of no workload, Deployment "").
+	Kind string `json:"kind,omitempty"`
 	// Image is the image written into Container (DeploymentWrite; "" when
 	// the write changed no image or created a Deployment of several
 	// containers); for a pod, its first container's image, for display
@@ -86,7 +98,8 @@ type Event struct {
 	// Containers are every container by name: a pod's (Pod* events) or the
 	// Deployment's pod template's (DeploymentWrite).
 	Containers []Container `json:"containers,omitempty"`
-	// Hash is a pod's pod-template-hash label (Pod* events).
+	// Hash is a pod's pod-template-hash label (Pod* events), or its
+	// controller-revision-hash label for a StatefulSet's or DaemonSet's pod.
 	Hash string `json:"hash,omitempty"`
 	// ReplicaSet is the name of a pod's controlling ReplicaSet (Pod* events).
 	ReplicaSet string `json:"replicaSet,omitempty"`
@@ -98,7 +111,10 @@ type Event struct {
 	// before and after a DeploymentWrite (HashBefore "" when it created the
 	// Deployment): what the Deployment controller labels the pods of the
 	// template with (controller.ComputeHash over the template and
-	// status.collisionCount).
+	// status.collisionCount). For a StatefulSet or DaemonSet, the value
+	// its pods' controller-revision-hash label takes, "" when the write
+	// came before the ControllerRevision of its template (a Revision event
+	// then says it).
 	HashBefore string `json:"hashBefore,omitempty"`
 	HashAfter  string `json:"hashAfter,omitempty"`
 

@@ -38,6 +38,25 @@ type Recorder struct {
 
 	detailed bool
 	counters map[types.NamespacedName]Counters
+
+	// workloads and revisions: StatefulSets and DaemonSets by WorkloadKey
+	workloads map[string]workloadSeen
+	revisions map[string]map[string]revisionSeen // workload → ControllerRevision name → revision
+}
+
+// workloadSeen is what the recorder last saw of a StatefulSet or
+// DaemonSet: its template and the controller-revision-hash its pods get
+// ("" until a ControllerRevision of the template is seen).
+type workloadSeen struct {
+	template corev1.PodTemplateSpec
+	hash     string
+}
+
+// revisionSeen is a ControllerRevision's pod template (decoded from its
+// data) and the controller-revision-hash label value of its pods.
+type revisionSeen struct {
+	template corev1.PodTemplateSpec
+	podHash  string
 }
 
 type podSeen struct {
@@ -64,7 +83,8 @@ type TemplateHashFunc func(template *corev1.PodTemplateSpec, collisionCount *int
 func NewRecorder(start time.Time, out io.Writer) *Recorder {
 	return &Recorder{start: start, out: out, deps: map[types.NamespacedName]depSeen{}, hash: TemplateHash,
 		pods: map[types.NamespacedName]podSeen{}, phases: map[types.NamespacedName]string{},
-		comps: map[types.NamespacedName]map[string]string{}}
+		comps: map[types.NamespacedName]map[string]string{}, workloads: map[string]workloadSeen{},
+		revisions: map[string]map[string]revisionSeen{}}
 }
 
 // NewDetailedRecorder is NewRecorder that also fills the detailed fields
@@ -95,6 +115,12 @@ func (r *Recorder) Observe(typ watch.EventType, obj client.Object, at time.Time)
 	switch o := obj.(type) {
 	case *appsv1.Deployment:
 		r.deployment(typ, o, at)
+	case *appsv1.StatefulSet:
+		r.workload(typ, KindStatefulSet, o, &o.Spec.Template, at)
+	case *appsv1.DaemonSet:
+		r.workload(typ, KindDaemonSet, o, &o.Spec.Template, at)
+	case *appsv1.ControllerRevision:
+		r.revision(typ, o, at)
 	case *corev1.Pod:
 		r.pod(typ, o, at)
 	case *upgradesv1alpha1.ApplicationUpgrade:
@@ -230,6 +256,9 @@ func (r *Recorder) pod(typ watch.EventType, p *corev1.Pod, at time.Time) {
 	key := client.ObjectKeyFromObject(p)
 	base := Event{Namespace: p.Namespace, Name: p.Name, Deployment: OwnerDeployment(p), Image: firstImage(p), RV: p.ResourceVersion,
 		Containers: containersOf(p.Spec.Containers), Hash: p.Labels[appsv1.DefaultDeploymentUniqueLabelKey], ReplicaSet: ownerReplicaSet(p)}
+	if kind, name := ownerWorkload(p); kind != "" {
+		base.Kind, base.Deployment, base.Hash = kind, name, p.Labels[appsv1.ControllerRevisionHashLabelKey]
+	}
 	if r.detailed {
 		base.Images = containerImages(p.Spec.Containers)
 	}
@@ -302,7 +331,7 @@ func (r *Recorder) componentPhases(key types.NamespacedName, u *upgradesv1beta1.
 	}
 	deployments := map[string]string{}
 	for _, c := range u.Spec.Components {
-		deployments[c.Name] = c.DeploymentRef.Name
+		deployments[c.Name] = c.WorkloadName()
 	}
 	for _, c := range u.Status.Components {
 		if c.Phase == "" || seen[c.Name] == string(c.Phase)+gen {

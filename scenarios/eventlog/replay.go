@@ -33,9 +33,13 @@ func Ordered(events []Event) []Event {
 // Key is "namespace/name", the key of every map of a State.
 func Key(namespace, name string) string { return namespace + "/" + name }
 
-// DeploymentState is a Deployment as the log says it stood.
+// DeploymentState is a workload as the log says it stood: a Deployment,
+// or the StatefulSet or DaemonSet Kind names (its hashes are then its
+// pods' controller-revision-hash values).
 type DeploymentState struct {
 	Namespace, Name string
+	// Kind is "" for a Deployment, else "StatefulSet" or "DaemonSet".
+	Kind string
 	// Containers are the pod template's containers, Hash its
 	// pod-template-hash (the last DeploymentWrite's HashAfter).
 	Containers []Container
@@ -62,6 +66,7 @@ func (d *DeploymentState) Image(name string) string {
 type PodState struct {
 	Namespace, Name          string
 	Deployment, ReplicaSet   string
+	Kind                     string // of the workload Deployment names ("" for a Deployment)
 	Hash                     string
 	Containers               []Container
 	Ready, Deleting          bool
@@ -79,7 +84,8 @@ type UpgradeState struct {
 type State struct {
 	// Event is the event just applied.
 	Event Event
-	// Deployments, Pods and Upgrades by Key; ReplicaSets counts the live
+	// Deployments (every workload, by WorkloadKey), Pods and Upgrades by
+	// Key; ReplicaSets counts the live
 	// pods of each ReplicaSet by its Key.
 	Deployments map[string]*DeploymentState
 	Pods        map[string]*PodState
@@ -92,10 +98,10 @@ type State struct {
 	Rewrite *DeploymentState
 }
 
-// Old reports whether p is an old pod of its Deployment (OldHash). A pod
-// of no known Deployment is not old.
+// Old reports whether p is an old pod of its workload (OldHash). A pod
+// of no known workload is not old.
 func (s *State) Old(p *PodState) bool {
-	d := s.Deployments[Key(p.Namespace, p.Deployment)]
+	d := s.Deployments[WorkloadKey(p.Kind, p.Namespace, p.Deployment)]
 	if d == nil || p.Deployment == "" {
 		return false
 	}
@@ -125,9 +131,19 @@ func Final(events []Event) *State {
 
 // OldPods returns the Keys of deployment's live old pods (namespace/name), sorted.
 func (s *State) OldPods(namespace, deployment string) []string {
+	return s.OldWorkloadPods("", namespace, deployment)
+}
+
+// OldWorkloadPods returns the Keys of the live old pods (namespace/name)
+// of the workload of kind ("" or "Deployment", "StatefulSet",
+// "DaemonSet") named name, sorted.
+func (s *State) OldWorkloadPods(kind, namespace, name string) []string {
+	if kind == "Deployment" {
+		kind = ""
+	}
 	var out []string
 	for k, p := range s.Pods {
-		if p.Namespace == namespace && p.Deployment == deployment && s.Old(p) {
+		if p.Namespace == namespace && p.Deployment == name && p.Kind == kind && s.Old(p) {
 			out = append(out, k)
 		}
 	}
@@ -155,14 +171,21 @@ func (s *State) apply(e Event) {
 	k := Key(e.Namespace, e.Name)
 	switch e.Event {
 	case DeploymentWrite:
-		s.deploymentWrite(k, e)
+		s.deploymentWrite(e.WorkloadKey(), e)
+	case Revision:
+		if d := s.Deployments[e.WorkloadKey()]; d != nil && e.HashAfter != "" {
+			d.Hash = e.HashAfter
+			if d.Rewrites > 0 {
+				d.New[e.HashAfter] = true
+			}
+		}
 	case DeploymentStatus:
 		if d := s.Deployments[k]; d != nil && e.Status != nil {
 			c := *e.Status
 			d.Counters = &c
 		}
 	case PodCreated:
-		p := &PodState{Namespace: e.Namespace, Name: e.Name, Deployment: e.Deployment, ReplicaSet: e.ReplicaSet,
+		p := &PodState{Namespace: e.Namespace, Name: e.Name, Deployment: e.Deployment, ReplicaSet: e.ReplicaSet, Kind: e.Kind,
 			Hash: e.Hash, Containers: e.Containers, CreatedAt: e.T, DeletingSince: -1}
 		s.Pods[k] = p
 		if p.ReplicaSet != "" {
@@ -197,7 +220,7 @@ func (s *State) apply(e Event) {
 func (s *State) deploymentWrite(k string, e Event) {
 	d := s.Deployments[k]
 	if d == nil {
-		d = &DeploymentState{Namespace: e.Namespace, Name: e.Name, New: map[string]bool{}}
+		d = &DeploymentState{Namespace: e.Namespace, Name: e.Name, Kind: e.Kind, New: map[string]bool{}}
 		s.Deployments[k] = d
 		d.Containers, d.Hash, d.lastRV = e.Containers, e.HashAfter, e.RV
 		return
@@ -207,7 +230,11 @@ func (s *State) deploymentWrite(k string, e Event) {
 		s.Rewrite = d
 	}
 	d.Containers, d.Hash, d.lastRV = e.Containers, e.HashAfter, e.RV
-	d.New[e.HashAfter] = true
+	if e.HashAfter != "" {
+		// a StatefulSet's or DaemonSet's write may precede its revision
+		// (HashAfter ""): the Revision event adds the hash
+		d.New[e.HashAfter] = true
+	}
 }
 
 func (s *State) upgrade(k string) *UpgradeState {
@@ -231,14 +258,14 @@ func PodImages(events []Event) func(Event) string {
 		if e.Event != DeploymentWrite {
 			continue
 		}
-		k := Key(e.Namespace, e.Name)
+		k := e.WorkloadKey()
 		if seen[k] && e.Container != "" {
 			written[k] = e.Container
 		}
 		seen[k] = true
 	}
 	return func(e Event) string {
-		if name, ok := written[Key(e.Namespace, e.Deployment)]; ok {
+		if name, ok := written[e.WorkloadKey()]; ok {
 			if img, ok := imageIn(e.Containers, name); ok {
 				return img
 			}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
@@ -27,6 +28,8 @@ func (in *Injector) fireTimed(f Fault) {
 		in.leaseLost(f)
 	case KCMLag:
 		in.kcmLag(f)
+	case WebhookDown:
+		in.webhookDown(f)
 	case NodeLost:
 		in.nodeLost(f)
 	case Scale:
@@ -86,6 +89,34 @@ func (in *Injector) kcmLag(f Fault) {
 			in.sim.Controller(n).SetWatchDelay(0)
 		}
 	})
+}
+
+// webhookDown makes the validating webhook unreachable for the fault's
+// window (intercept refuses the matching writes).
+func (in *Injector) webhookDown(f Fault) {
+	d := f.Dur("for")
+	in.record(f, d, fmt.Sprintf("the validating webhook is unreachable for %s: ApplicationUpgrade creates and updates fail", d))
+	in.webhookDownUntil = in.sim.Now().Add(d)
+}
+
+// webhookRefuses reports whether req is one the API server sends to the
+// validating webhook while it is down: a create, update or patch of an
+// ApplicationUpgrade's main resource (the rule of
+// deploy/webhook/manifests.yaml: CREATE and UPDATE of applicationupgrades,
+// any version by matchPolicy Equivalent; a patch is an UPDATE).
+func (in *Injector) webhookRefuses(req simulator.APIRequest) bool {
+	if in.webhookDownUntil.IsZero() || !in.sim.Now().Before(in.webhookDownUntil) {
+		return false
+	}
+	return req.GVK.Group == upgradesv1beta1.GroupVersion.Group && req.GVK.Kind == "ApplicationUpgrade" && req.Subresource == "" &&
+		(req.Verb == "create" || req.Verb == "update" || req.Verb == "patch")
+}
+
+// webhookErr is kube-apiserver's answer when a webhook with failurePolicy
+// Fail cannot be called (staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/validating/dispatcher.go:
+// an InternalError "failed calling webhook ...").
+func webhookErr() error {
+	return apierrors.NewInternalError(fmt.Errorf(`failed calling webhook "vapplicationupgrade.upgrades.lunadas.dev": failed to call webhook: Post "https://webhook-service.system.svc:443/validate-upgrades-lunadas-dev-v1beta1-applicationupgrade?timeout=10s": dial tcp 10.96.0.20:443: connect: connection refused (injected)`))
 }
 
 // nodeLost force-deletes every pod bound to the node, as the pod garbage

@@ -124,11 +124,19 @@ type Stats struct {
 	Calls                                                            int
 	// ByKind counts runs by the kinds of fault they had.
 	ByKind map[Kind]int
+	// ByScenario counts runs and violations by scenario ("manifests" for
+	// --manifests).
+	ByScenario map[string]ScenarioStats
+}
+
+// ScenarioStats are one scenario's share of a batch.
+type ScenarioStats struct {
+	Runs, Violations int
 }
 
 // Aggregate computes Stats over summaries.
 func Aggregate(sums []Summary) Stats {
-	st := Stats{ByKind: map[Kind]int{}}
+	st := Stats{ByKind: map[Kind]int{}, ByScenario: map[string]ScenarioStats{}}
 	var ds []time.Duration
 	for _, s := range sums {
 		st.Runs++
@@ -142,6 +150,12 @@ func Aggregate(sums []Summary) Stats {
 				seen[f.Kind] = true
 			}
 		}
+		sc := st.ByScenario[s.Schedule.Scenario]
+		sc.Runs++
+		if s.Failed() {
+			sc.Violations++
+		}
+		st.ByScenario[s.Schedule.Scenario] = sc
 		switch {
 		case s.Failed():
 			st.Violations++

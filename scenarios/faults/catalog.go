@@ -46,6 +46,9 @@ const (
 	// GitopsRevert: a Flux-like actor re-applies the component's previous
 	// image (scenarios/faults/gitops.go).
 	GitopsRevert Kind = "gitops-revert"
+	// WebhookDown: the validating webhook is unreachable (failurePolicy
+	// Fail), so ApplicationUpgrade creates and updates fail.
+	WebhookDown Kind = "webhook-down"
 )
 
 // Trigger says how a fault is timed.
@@ -122,6 +125,10 @@ var Catalog = []Spec{
 	{Kind: KCMLag, Trigger: AtTime, Params: []Param{window, {"lag", "3s", "how late the Deployment and ReplicaSet controllers see events"}},
 		Doc:       "kube-controller-manager's Deployment and ReplicaSet controllers see events late: status lags spec",
 		RealWorld: "an overloaded kube-controller-manager; the generation ahead of observedGeneration (C03)"},
+	{Kind: WebhookDown, Trigger: AtTime, Params: []Param{window},
+		Doc: "the validating webhook (deploy/webhook: failurePolicy Fail, CREATE and UPDATE of applicationupgrades) is unreachable: every create, update or patch " +
+			"of an ApplicationUpgrade's main resource, by anyone, fails with 500 \"failed calling webhook\", without effect; status writes (the /status subresource, which the rule does not match) and deletes pass",
+		RealWorld: "the webhook's pod evicted or crash-looping, its Service without endpoints, an expired serving certificate"},
 	{Kind: Slow, Trigger: AtSetup, Params: []Param{dep, {"ready", "30s", "latest time from start to Ready"}, {"exit", "25s", "latest time from deletion to exit (capped by the grace period)"}},
 		Doc:       "the Deployment's pods take long to become Ready and to terminate (kwok stage annotations)",
 		RealWorld: "slow start-up, long preStop hooks and graceful shutdowns (C01, C02)"},

@@ -16,7 +16,24 @@ var weights = []struct {
 	{Stale, 4}, {Drop, 3}, {Crash, 5}, {LeaseLost, 3}, {KCMLag, 3},
 	{Slow, 2}, {NeverReady, 1}, {CrashLoop, 1}, {BadImage, 1},
 	{NodeLost, 2}, {Scale, 3}, {Edit, 3}, {Respec, 2}, {Delete, 2},
-	{GitopsRevert, 1},
+	{GitopsRevert, 1}, {WebhookDown, 2},
+}
+
+// unaimedWeights are the weights of the faults not aimed at a component.
+func unaimedWeights() []struct {
+	kind Kind
+	w    int
+} {
+	var out []struct {
+		kind Kind
+		w    int
+	}
+	for _, w := range weights {
+		if !aimed[w.kind] {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // Window is the virtual time after the upgrades' creation in which
@@ -30,6 +47,12 @@ func Generate(seed int64, scenarios []string) Schedule {
 	rng := rand.New(rand.NewSource(seed*1_000_003 + 0x5eed))
 	s := Schedule{Seed: seed, Scenario: scenarios[rng.Intn(len(scenarios))]}
 	n := []int{0, 1, 1, 1, 2, 2, 2, 3, 3, 4}[rng.Intn(10)]
+	weights := weights
+	if IsGraph(s.Scenario) {
+		// a graph's components are not the catalog's worker and API:
+		// only the API, process and node faults (RefuseGraphTargets)
+		weights = unaimedWeights()
+	}
 	total := 0
 	for _, w := range weights {
 		total += w.w
@@ -126,6 +149,8 @@ func draw(rng *rand.Rand, k Kind) Fault {
 		f.Args["down"] = ms(100*time.Millisecond, 15*time.Second)
 	case LeaseLost:
 		f.Args["for"] = secs(3, 40)
+	case WebhookDown:
+		f.Args["for"] = secs(5, 40)
 	case KCMLag:
 		f.Args["for"] = secs(5, 40)
 		f.Args["lag"] = ms(500*time.Millisecond, 5*time.Second)

@@ -14,7 +14,10 @@ import (
 // itself): the injector aims them at the worker and API of a v1alpha1
 // upgrade only. The others hit the operator's API boundary or process, or
 // a node, and apply to any run.
-var aimed = map[Kind]bool{Slow: true, NeverReady: true, CrashLoop: true, BadImage: true, Scale: true, Edit: true, Respec: true, Delete: true}
+// gitops-revert re-applies a component's Deployment by its dep parameter
+// too, so it is aimed.
+var aimed = map[Kind]bool{Slow: true, NeverReady: true, CrashLoop: true, BadImage: true, Scale: true, Edit: true, Respec: true, Delete: true,
+	GitopsRevert: true}
 
 // RefuseGraphTargets refuses, in one line, a schedule that aims a fault
 // at a component of an upgrade given as v1beta1 (a dependency graph):

@@ -27,6 +27,13 @@ const (
 // MaxCalls bounds the operator's API calls in one run, MaxCallsAtOnce
 // those at one virtual instant (a controller that backs off lets time
 // pass): past either the run is a hot loop (a violation) and ends. Undisturbed runs make under 1,500; the most in 10,000 seeded runs is under 4,000.
+//
+// Both are for an upgrade of two components (the demo); a run's limits
+// scale with its components (Injector.ScaleLimits): an undisturbed wave of
+// four components writes four Deployments at one instant, and every
+// ReplicaSet, pod and status event of the four wakes a reconcile that
+// reads every component without a cache (graph-wide, seed 362: 17
+// reconciles, 300 calls at t=6.5s, then quiet).
 const (
 	MaxCalls       = 8000
 	MaxCallsAtOnce = 300
@@ -53,9 +60,14 @@ type Write struct {
 // Injector applies a Schedule to one simulated run; it implements
 // simrun.Injector. Use one per run.
 type Injector struct {
-	sched Schedule
-	out   io.Writer
-	ctx   context.Context
+	// components is the number of components of the run's upgrades
+	// (ScaleLimits); 0 means two.
+	components int
+	// webhookDownUntil is the end of a webhook-down window (zero: none).
+	webhookDownUntil time.Time
+	sched            Schedule
+	out              io.Writer
+	ctx              context.Context
 
 	sim       *simulator.Sim
 	base      *controller.ApplicationUpgradeReconciler
@@ -170,6 +182,12 @@ func (in *Injector) Done() bool {
 	return in.hotLoop || !in.deletedAt.IsZero() && in.allDeleted() && in.sim.Now().Sub(in.deletedAt) >= deleteWatch
 }
 
+// ScaleLimits scales the hot-loop limits (MaxCalls, MaxCallsAtOnce, set
+// for two components) to the run's n components: × max(1, n/2).
+func (in *Injector) ScaleLimits(n int) { in.components = n }
+
+func (in *Injector) limitScale() int { return max(1, in.components/2) }
+
 // intercept is the API interceptor: it counts the operator's calls, fires
 // call-triggered faults and fails calls in open windows. Other clients'
 // calls pass, except a stalled replica's lease and informer calls.
@@ -182,6 +200,9 @@ func (in *Injector) intercept(req simulator.APIRequest) error {
 	}
 	p := in.byClient[req.Client]
 	if p == nil || !in.started {
+		if in.webhookRefuses(req) { // a user's or an actor's write
+			return webhookErr()
+		}
 		return nil
 	}
 	in.calls++
@@ -190,7 +211,7 @@ func (in *Injector) intercept(req simulator.APIRequest) error {
 	} else {
 		in.lastCall, in.callsAtOnce = in.sim.Now(), 1
 	}
-	if in.calls == MaxCalls || in.callsAtOnce == MaxCallsAtOnce {
+	if in.calls == MaxCalls*in.limitScale() || in.callsAtOnce == MaxCallsAtOnce*in.limitScale() {
 		in.hotLoop = true
 		in.violate("hot loop: the operator made %d API calls in all, %d at virtual %s", in.calls, in.callsAtOnce, simulator.FormatElapsed(in.sim.Elapsed()))
 	}
@@ -201,6 +222,9 @@ func (in *Injector) intercept(req simulator.APIRequest) error {
 	}
 	if p.stalled() {
 		return timeoutErr()
+	}
+	if in.webhookRefuses(req) {
+		return webhookErr()
 	}
 	write := isWrite(req.Verb)
 	if in.leaseMode && write {

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/scenarios/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
@@ -197,6 +198,7 @@ func (o *Outcome) ExpectedState() string {
 func Run(ctx context.Context, cfg RunConfig) *Outcome {
 	o := &Outcome{Schedule: cfg.Schedule, Expected: map[string]Expectation{}}
 	objs := cfg.Objects
+	reconciler := cfg.Reconciler
 	if objs == nil {
 		sc, err := LookupScenario(cfg.Schedule.Scenario)
 		if err == nil {
@@ -206,6 +208,7 @@ func Run(ctx context.Context, cfg RunConfig) *Outcome {
 			o.Err = err
 			return o
 		}
+		reconciler = sc.WithReconciler(cfg.Reconciler)
 	}
 	if err := RefuseGraphTargets(objs, cfg.Schedule.Faults); err != nil {
 		o.Err = err
@@ -213,12 +216,13 @@ func Run(ctx context.Context, cfg RunConfig) *Outcome {
 	}
 	objs = Prepare(objs, cfg.Schedule.Faults)
 	in := NewInjector(cfg.Schedule, upgradesOf(objs), cfg.Transcript)
+	in.ScaleLimits(componentsOf(objs))
 	limit := cfg.Limit
 	if limit == 0 {
 		limit = DefaultLimit
 	}
 	res, err := simrun.Run(ctx, simrun.Config{Objects: objs, Seed: cfg.Schedule.Seed, Limit: limit,
-		EventLog: cfg.EventLog, Transcript: cfg.Transcript, Reconciler: cfg.Reconciler, Faults: in})
+		EventLog: cfg.EventLog, Transcript: cfg.Transcript, Reconciler: reconciler, Faults: in})
 	o.Result, o.Fired, o.Writes, o.Calls = res, in.fired, in.writeLog, in.calls
 	if in.started {
 		o.Start = in.t0.Sub(simulator.DefaultStart)
@@ -261,6 +265,37 @@ func (o *Outcome) judge(in *Injector) {
 			o.Violations = append(o.Violations, v)
 		}
 	}
+	o.judgeGraphs(res)
+}
+
+// judgeGraphs checks the terminal state of every upgrade created at
+// v1beta1 (a graph): only API, process and node faults reach a graph
+// (RefuseGraphTargets), so it must end Completed with every component
+// Rolled.
+func (o *Outcome) judgeGraphs(res *simrun.Result) {
+	keys := make([]string, 0, len(res.Graphs))
+	for k := range res.Graphs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		g := res.Graphs[key]
+		o.Expected[key] = Expectation{State: ExpectCompleted}
+		if g.Status.Phase != upgradesv1beta1.PhaseCompleted {
+			o.Violations = append(o.Violations, fmt.Sprintf("upgrade %s: expected Completed (a graph under API, process and node faults only), ended %s: %s",
+				key, g.Status.Phase, g.Status.Message))
+			continue
+		}
+		rolled := map[string]bool{}
+		for _, c := range g.Status.Components {
+			rolled[c.Name] = c.Phase == upgradesv1beta1.ComponentRolled
+		}
+		for _, c := range g.Spec.Components {
+			if !rolled[c.Name] {
+				o.Violations = append(o.Violations, fmt.Sprintf("upgrade %s: Completed, but component %s is not Rolled", key, c.Name))
+			}
+		}
+	}
 }
 
 func keyOf(s string) types.NamespacedName {
@@ -300,4 +335,19 @@ func sortedReportKeys(res *simrun.Result) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// componentsOf counts the components of the upgrades among objs (two per
+// v1alpha1 upgrade).
+func componentsOf(objs []client.Object) int {
+	n := 0
+	for _, o := range objs {
+		switch u := o.(type) {
+		case *upgradesv1alpha1.ApplicationUpgrade:
+			n += 2
+		case *upgradesv1beta1.ApplicationUpgrade:
+			n += len(u.Spec.Components)
+		}
+	}
+	return n
 }

@@ -3,15 +3,18 @@ package faults
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/operator/controller"
@@ -91,20 +94,20 @@ func (c *opClient) Patch(ctx context.Context, obj client.Object, patch client.Pa
 }
 
 // Apply is the operator's image write (server-side apply of a
-// Deployment), judged as write judges patches.
+// Deployment, StatefulSet or DaemonSet), judged as write judges patches.
 func (c *opClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
-	ac, ok := obj.(*appsv1ac.DeploymentApplyConfiguration)
-	if !ok || ac.Name == nil {
+	kind, name, namespace, tpl := appliedWorkload(obj)
+	if kind == "" || name == nil {
 		return c.Client.Apply(ctx, obj, opts...)
 	}
-	key := types.NamespacedName{Name: *ac.Name}
-	if ac.Namespace != nil {
-		key.Namespace = *ac.Namespace
+	key := types.NamespacedName{Name: *name}
+	if namespace != nil {
+		key.Namespace = *namespace
 	}
 	imgs := func() string {
 		var out []string
-		if ac.Spec != nil && ac.Spec.Template != nil && ac.Spec.Template.Spec != nil {
-			for _, ct := range ac.Spec.Template.Spec.Containers {
+		if tpl != nil && tpl.Spec != nil {
+			for _, ct := range tpl.Spec.Containers {
 				if ct.Image != nil {
 					out = append(out, *ct.Image)
 				}
@@ -112,7 +115,31 @@ func (c *opClient) Apply(ctx context.Context, obj runtime.ApplyConfiguration, op
 		}
 		return strings.Join(out, ",")
 	}
-	return c.p.in.writeDeployment(c.p, key, imgs, func() error { return c.Client.Apply(ctx, obj, opts...) })
+	return c.p.in.writeWorkload(c.p, kind, key, imgs, func() error { return c.Client.Apply(ctx, obj, opts...) })
+}
+
+// appliedWorkload is the kind ("deployment", "statefulset", "daemonset"),
+// name, namespace and pod template of a workload apply configuration;
+// kind "" for any other.
+func appliedWorkload(obj runtime.ApplyConfiguration) (kind string, name, namespace *string, tpl *corev1ac.PodTemplateSpecApplyConfiguration) {
+	switch ac := obj.(type) {
+	case *appsv1ac.DeploymentApplyConfiguration:
+		if ac.Spec != nil {
+			tpl = ac.Spec.Template
+		}
+		return "deployment", ac.Name, ac.Namespace, tpl
+	case *appsv1ac.StatefulSetApplyConfiguration:
+		if ac.Spec != nil {
+			tpl = ac.Spec.Template
+		}
+		return "statefulset", ac.Name, ac.Namespace, tpl
+	case *appsv1ac.DaemonSetApplyConfiguration:
+		if ac.Spec != nil {
+			tpl = ac.Spec.Template
+		}
+		return "daemonset", ac.Name, ac.Namespace, tpl
+	}
+	return "", nil, nil, nil
 }
 
 func (c *opClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
@@ -141,63 +168,93 @@ func (in *Injector) newProcess(ctx context.Context, n int) (*process, error) {
 	return p, nil
 }
 
-// write performs one Deployment write of the operator (other kinds pass
-// through). What it committed is seen by observeCommit during the call —
-// also when the operator is told it failed (an ambiguous write). A call
-// that succeeds without changing anything is a duplicate write.
+// write performs one workload write of the operator (a Deployment,
+// StatefulSet or DaemonSet; other kinds pass through). What it committed
+// is seen by observeCommit during the call — also when the operator is
+// told it failed (an ambiguous write). A call that succeeds without
+// changing anything is a duplicate write.
 func (in *Injector) write(p *process, obj client.Object, call func() error) error {
-	d, ok := obj.(*appsv1.Deployment)
-	if !ok {
+	kind, tpl := workloadTemplate(obj)
+	if kind == "" {
 		return call()
 	}
-	return in.writeDeployment(p, client.ObjectKeyFromObject(d), func() string { return images(d) }, call)
+	return in.writeWorkload(p, kind, client.ObjectKeyFromObject(obj), func() string { return templateImages(tpl) }, call)
 }
 
-// writeDeployment is write for the Deployment key; imgs describes the
+// writeWorkload is write for the workload kind/key; imgs describes the
 // images the write left (after the call).
-func (in *Injector) writeDeployment(p *process, key types.NamespacedName, imgs func() string, call func() error) error {
-	in.inWrite = &pendingWrite{p: p, key: key}
+func (in *Injector) writeWorkload(p *process, kind string, key types.NamespacedName, imgs func() string, call func() error) error {
+	in.inWrite = &pendingWrite{p: p, kind: kind, key: key}
 	err := call()
 	w := in.inWrite
 	in.inWrite = nil
 	if err == nil && !w.committed {
-		in.violate("duplicate write: %s wrote deployment %s at %s although it already had image %s",
-			p.name, key, simulator.FormatElapsed(in.sim.Elapsed()), imgs())
+		in.violate("duplicate write: %s wrote %s %s at %s although it already had image %s",
+			p.name, kind, key, simulator.FormatElapsed(in.sim.Elapsed()), imgs())
 	}
 	return err
+}
+
+// workloadTemplate is obj's kind ("deployment", "statefulset",
+// "daemonset") and pod template; "" for any other kind.
+func workloadTemplate(obj client.Object) (string, *corev1.PodTemplateSpec) {
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		return "deployment", &o.Spec.Template
+	case *appsv1.StatefulSet:
+		return "statefulset", &o.Spec.Template
+	case *appsv1.DaemonSet:
+		return "daemonset", &o.Spec.Template
+	}
+	return "", nil
 }
 
 // pendingWrite is an operator write in progress.
 type pendingWrite struct {
 	p         *process
+	kind      string
 	key       types.NamespacedName
 	committed bool
 }
 
-// observeCommit records an operator write of a Deployment's images as it
+// observeCommit records an operator write of a workload's images as it
 // commits, and checks it is the first of that image, and not made for an
 // upgrade deleted long ago.
 func (in *Injector) observeCommit(ev simulator.WatchEvent) {
 	w := in.inWrite
-	d, ok := ev.Object.(*appsv1.Deployment)
-	if w == nil || !ok || client.ObjectKeyFromObject(d) != w.key {
+	kind, tpl := workloadTemplate(ev.Object)
+	if w == nil || kind != w.kind || client.ObjectKeyFromObject(ev.Object) != w.key {
 		return
 	}
-	old, _ := ev.Old.(*appsv1.Deployment)
-	if old != nil && images(old) == images(d) {
-		return
+	if old, ok := ev.Old.(client.Object); ok && old != nil && !reflect.ValueOf(old).IsNil() {
+		if _, oldTpl := workloadTemplate(old); oldTpl != nil && templateImages(oldTpl) == templateImages(tpl) {
+			return
+		}
 	}
 	w.committed = true
-	img := images(d)
-	in.writeLog = append(in.writeLog, Write{At: in.sim.Elapsed(), Process: w.p.name, Deployment: w.key.String(), Image: img})
-	if in.writes[w.key.String()+"="+img]++; in.writes[w.key.String()+"="+img] == 2 {
-		in.violate("duplicate write: deployment %s written twice with image %s (again by %s at %s)",
-			w.key, img, w.p.name, simulator.FormatElapsed(in.sim.Elapsed()))
+	img := templateImages(tpl)
+	name := w.key.String()
+	if kind != "deployment" {
+		name = kind + "/" + name
+	}
+	in.writeLog = append(in.writeLog, Write{At: in.sim.Elapsed(), Process: w.p.name, Deployment: name, Image: img})
+	if in.writes[name+"="+img]++; in.writes[name+"="+img] == 2 {
+		in.violate("duplicate write: %s %s written twice with image %s (again by %s at %s)",
+			kind, w.key, img, w.p.name, simulator.FormatElapsed(in.sim.Elapsed()))
 	}
 	if !in.deletedAt.IsZero() && in.sim.Now().Sub(in.deletedAt) > deleteSettle {
-		in.violate("deployment %s written by %s at %s, %s after its upgrade was deleted", w.key, w.p.name,
+		in.violate("%s %s written by %s at %s, %s after its upgrade was deleted", kind, w.key, w.p.name,
 			simulator.FormatElapsed(in.sim.Elapsed()), in.sim.Now().Sub(in.deletedAt))
 	}
+}
+
+// templateImages is a pod template's images, comma-separated.
+func templateImages(t *corev1.PodTemplateSpec) string {
+	imgs := make([]string, len(t.Spec.Containers))
+	for i, c := range t.Spec.Containers {
+		imgs[i] = c.Image
+	}
+	return strings.Join(imgs, ",")
 }
 
 func images(d *appsv1.Deployment) string {
@@ -232,8 +289,8 @@ func notFound(gvk schema.GroupVersionKind, name string) error {
 	return apierrors.NewNotFound(groupResource(gvk), name)
 }
 
-// operatorWatches are the operator's watches, as simrun registers them,
-// for a second replica.
+// operatorWatches are the operator's watches, as simrun registers them
+// (simrun.OperatorWatches), for a second replica.
 func operatorWatches(sim *simulator.Sim) []simulator.Watch {
 	return simrun.OperatorWatches(sim)
 }

@@ -180,3 +180,36 @@ func TestOneWriterCheckCatchesAZombieLeader(t *testing.T) {
 	require.NotEmpty(t, in.errs)
 	assert.Contains(t, in.errs[0], "two writers: operator-0_1 wrote")
 }
+
+// TestWebhookDownRefusesUpgradeWrites: while the validating webhook is
+// down, a user's change of the upgrade fails with the API server's
+// "failed calling webhook" and changes nothing — the run ends Completed
+// with the original targets; the operator's own progress (status writes,
+// workload writes) does not go through the webhook, on a graph too.
+func TestWebhookDownRefusesUpgradeWrites(t *testing.T) {
+	o, tr, _ := run(t, 1, "demo", "webhook-down@1s:for=60s,respec@10s")
+	requireOK(t, o, tr)
+	assert.Equal(t, ExpectCompleted, o.ExpectedState())
+	var notes []string
+	for _, f := range o.Fired {
+		notes = append(notes, f.Note)
+	}
+	assert.Contains(t, strings.Join(notes, "\n"), `change failed: Internal error occurred: failed calling webhook "vapplicationupgrade.upgrades.lunadas.dev"`)
+	for _, u := range o.Result.Upgrades {
+		assert.Equal(t, "registry.example.com/job-api:v2.0.0", u.Spec.API.Image, "the respec never landed")
+	}
+
+	g, tr, _ := run(t, 1, "graph-mixed", "webhook-down@0s:for=90s")
+	requireOK(t, g, tr)
+	assert.Equal(t, ExpectCompleted, g.ExpectedState())
+}
+
+// TestWideWaveIsNoHotLoop: the four-component wave of graph-wide, written
+// at one instant with ambiguous writes, makes over 300 uncached calls at
+// that instant and then settles — a hot loop only by the two-component
+// limit, which scales with the components (seed 362 of --seeds 2000).
+func TestWideWaveIsNoHotLoop(t *testing.T) {
+	o, tr, _ := run(t, 362, "graph-wide", "ambiguous@45:n=3")
+	requireOK(t, o, tr)
+	assert.Equal(t, ExpectCompleted, o.ExpectedState())
+}

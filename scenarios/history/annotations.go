@@ -66,7 +66,7 @@ func Annotations(h History) []porcupine.Annotation {
 			end = last
 		}
 		old, color := "new", "#c8e6c9"
-		if d := final.Deployments[eventlog.Key(l.e.Namespace, l.e.Deployment)]; d != nil && d.OldHash(l.e.Hash) {
+		if d := final.Deployments[l.e.WorkloadKey()]; d != nil && d.OldHash(l.e.Hash) {
 			old, color = "OLD", "#ffcdd2"
 		}
 		out = append(out, porcupine.Annotation{Tag: "pods of " + l.e.Deployment, Start: slot(l.start), End: slot(end),

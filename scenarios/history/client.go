@@ -230,7 +230,7 @@ func componentPhases(u *upgradesv1beta1.ApplicationUpgrade) map[string]string {
 func specOf(u *upgradesv1beta1.ApplicationUpgrade) *UpgradeSpec {
 	s := &UpgradeSpec{Name: u.Name, Generation: u.Generation}
 	for _, c := range u.Spec.Components {
-		cs := ComponentSpec{Name: c.Name, Deployment: c.DeploymentRef.Name, Image: c.Image,
+		cs := ComponentSpec{Name: c.Name, Deployment: c.WorkloadName(), Image: c.Image,
 			DependsOn: append([]string(nil), c.DependsOn...)}
 		if ns := c.DeploymentNamespace(u.Namespace); ns != u.Namespace {
 			cs.Namespace = ns

@@ -108,13 +108,21 @@ func applyFact(deps map[string]deployment, pods map[string]pod, e eventlog.Event
 	case eventlog.DeploymentWrite:
 		d := deps[e.Name]
 		d.images = images
-		if e.HashAfter != "" {
+		if e.HashAfter != "" || e.Kind != "" {
+			// a StatefulSet's or DaemonSet's write may precede its
+			// ControllerRevision: no hash (judged by images) until the
+			// Revision fact says it
 			d.hash = e.HashAfter
 		}
 		if _, seen := deps[e.Name]; !seen {
 			d.spec = 1
 		}
 		deps[e.Name] = d
+	case eventlog.Revision:
+		if d, ok := deps[e.Name]; ok {
+			d.hash = e.HashAfter
+			deps[e.Name] = d
+		}
 	case eventlog.DeploymentStatus:
 		d := deps[e.Name]
 		d.images = images

@@ -76,8 +76,8 @@ func observed(d *appsv1.Deployment) *appsv1.Deployment {
 // --wait and the seed do: replicas == updated == available, generation
 // observed; terminating pods are invisible to it.
 var CountersOnly = Mutant{
-	Policy:      cluster.Policy{Name: "counters-only", Customize: assessWith(countersOnly)},
-	Description: "readiness from the counters alone (kubectl rollout status): no terminatingReplicas, no pod list",
+	Policy:      cluster.Policy{Name: "counters-only", Customize: both(assessWith(countersOnly), countersOnlyKinds)},
+	Description: "readiness from the counters alone (kubectl rollout status, for every workload kind): no terminatingReplicas, no pod list",
 }
 
 // NoObservedGeneration is the counters rule without its first guard: a
@@ -95,19 +95,13 @@ var NoObservedGeneration = Mutant{
 // deletionTimestamp (as controller.FilterActivePods does), and does not
 // read status.terminatingReplicas.
 var IgnoreTerminatingPods = Mutant{
-	Policy: cluster.Policy{Name: "ignore-terminating-pods", Customize: assessWith(
+	Policy: cluster.Policy{Name: "ignore-terminating-pods", Customize: both(assessWith(
 		func(d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods []corev1.Pod, o rollout.Options) rollout.Verdict {
 			d = d.DeepCopy()
 			d.Status.TerminatingReplicas = nil
-			var active []corev1.Pod
-			for _, p := range pods {
-				if p.DeletionTimestamp == nil {
-					active = append(active, p)
-				}
-			}
-			return rollout.Assess(d, rss, active, o)
-		})},
-	Description: "the pod list without terminating pods, and no terminatingReplicas",
+			return rollout.Assess(d, rss, activePods(pods), o)
+		}), ignoreTerminatingKinds)},
+	Description: "the pod list without terminating pods, and no terminatingReplicas (every workload kind)",
 }
 
 // TwoTransitions takes a second decision in the same reconcile, on the

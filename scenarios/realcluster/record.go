@@ -19,7 +19,8 @@ type Sink interface {
 	Observe(typ watch.EventType, obj client.Object, at time.Time)
 }
 
-// Observer feeds a Sink from watches of Deployments, pods and
+// Observer feeds a Sink from watches of the workloads (Deployments,
+// StatefulSets, DaemonSets and their ControllerRevisions), pods and
 // ApplicationUpgrades in one namespace, stamping events with the wall clock
 // at arrival (events of different watches may arrive out of order; their
 // resourceVersions give the true order).
@@ -36,7 +37,8 @@ func Observe(ctx context.Context, cfg *rest.Config, namespace string, rec Sink) 
 		return nil, fmt.Errorf("create watch client: %w", err)
 	}
 	o := &Observer{done: make(chan struct{})}
-	lists := []client.ObjectList{&appsv1.DeploymentList{}, &corev1.PodList{}, &upgradesv1alpha1.ApplicationUpgradeList{}}
+	lists := []client.ObjectList{&appsv1.DeploymentList{}, &appsv1.StatefulSetList{}, &appsv1.DaemonSetList{},
+		&appsv1.ControllerRevisionList{}, &corev1.PodList{}, &upgradesv1alpha1.ApplicationUpgradeList{}}
 	for _, l := range lists {
 		w, err := c.Watch(ctx, l, client.InNamespace(namespace))
 		if err != nil {

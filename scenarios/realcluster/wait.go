@@ -48,8 +48,9 @@ func WaitRolledOut(ctx context.Context, c client.Reader, namespace string, timeo
 	return nil
 }
 
-// RolledOut reports whether namespace has Deployments and every one is
-// rolled out by rollout.Assess — or has failed, when failedCounts (a user
+// RolledOut reports whether namespace has workloads and every one is
+// rolled out by rollout.Assess (StatefulSets and DaemonSets by
+// rollout.AssessStatefulSet and AssessDaemonSet) — or has failed, when failedCounts (a user
 // applies an upgrade to a broken app too). why names the first that is
 // not. Any client works: a real cluster's or the simulator's.
 func RolledOut(ctx context.Context, c client.Reader, namespace string, failedCounts bool) (done bool, why string, err error) {
@@ -76,5 +77,66 @@ func RolledOut(ctx context.Context, c client.Reader, namespace string, failedCou
 			return false, d.Name + ": " + v.String(), nil
 		}
 	}
-	return len(ds.Items) > 0, "no deployments", nil
+	n, why, err := otherWorkloadsRolledOut(ctx, c, namespace, failedCounts)
+	if err != nil || why != "" {
+		return false, why, err
+	}
+	return len(ds.Items)+n > 0, "no workloads", nil
+}
+
+// otherWorkloadsRolledOut is RolledOut for the StatefulSets
+// (rollout.AssessStatefulSet) and DaemonSets (rollout.AssessDaemonSet,
+// with their ControllerRevisions) of namespace: how many there are, and
+// why the first not rolled out is not ("" when all are).
+func otherWorkloadsRolledOut(ctx context.Context, c client.Reader, namespace string, failedCounts bool) (int, string, error) {
+	var stss appsv1.StatefulSetList
+	var dss appsv1.DaemonSetList
+	if err := c.List(ctx, &stss, client.InNamespace(namespace)); err != nil {
+		return 0, "", err
+	}
+	if err := c.List(ctx, &dss, client.InNamespace(namespace)); err != nil {
+		return 0, "", err
+	}
+	var revs appsv1.ControllerRevisionList
+	if len(dss.Items) > 0 {
+		if err := c.List(ctx, &revs, client.InNamespace(namespace)); err != nil {
+			return 0, "", err
+		}
+	}
+	podsOf := func(sel *metav1.LabelSelector) ([]corev1.Pod, error) {
+		s, err := metav1.LabelSelectorAsSelector(sel)
+		if err != nil {
+			return nil, err
+		}
+		var pods corev1.PodList
+		err = c.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabelsSelector{Selector: s})
+		return pods.Items, err
+	}
+	bad := func(name string, v rollout.Verdict) string {
+		if v.State == rollout.Progressing || (v.State == rollout.Failed && !failedCounts) {
+			return name + ": " + v.String()
+		}
+		return ""
+	}
+	for i := range stss.Items {
+		sts := &stss.Items[i]
+		pods, err := podsOf(sts.Spec.Selector)
+		if err != nil {
+			return 0, "", err
+		}
+		if why := bad("statefulset "+sts.Name, rollout.AssessStatefulSet(sts, pods, rollout.Options{})); why != "" {
+			return 0, why, nil
+		}
+	}
+	for i := range dss.Items {
+		ds := &dss.Items[i]
+		pods, err := podsOf(ds.Spec.Selector)
+		if err != nil {
+			return 0, "", err
+		}
+		if why := bad("daemonset "+ds.Name, rollout.AssessDaemonSet(ds, revs.Items, pods, rollout.Options{})); why != "" {
+			return 0, why, nil
+		}
+	}
+	return len(stss.Items) + len(dss.Items), "", nil
 }

@@ -12,7 +12,7 @@ import (
 
 // ModeledKinds names the kinds the simulator models, for the error on a
 // manifest of an unknown kind (manifests.Options.Kinds).
-const ModeledKinds = "the simulator models Namespace (apiVersion v1), Deployment (apps/v1) and ApplicationUpgrade (upgrades.lunadas.dev/v1alpha1 or v1beta1): fix the kind or apiVersion"
+const ModeledKinds = "the simulator models Namespace (apiVersion v1), Deployment, StatefulSet, DaemonSet and ControllerRevision (apps/v1) and ApplicationUpgrade (upgrades.lunadas.dev/v1alpha1 or v1beta1): fix the kind or apiVersion"
 
 // Admission returns a check (manifests.Options.Check) that refuses what
 // the API server's validating webhook would refuse when the objects are

@@ -83,7 +83,7 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 	}, ObservedVersion)
 	sim.Subscribe(func(ev simulator.WatchEvent) {
 		switch ev.Object.(type) {
-		case *appsv1.Deployment, *appsv1.ReplicaSet, *corev1.Pod:
+		case *appsv1.Deployment, *appsv1.ReplicaSet, *appsv1.StatefulSet, *appsv1.DaemonSet, *appsv1.ControllerRevision, *corev1.Pod:
 			e.changedApp = true
 		case *upgradesv1alpha1.ApplicationUpgrade, *upgradesv1beta1.ApplicationUpgrade:
 			e.changedUpgrades = true

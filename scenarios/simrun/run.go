@@ -14,6 +14,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -282,6 +283,57 @@ func appRolledOut(ctx context.Context, l simulator.SharedLister) bool {
 			}
 		}
 		if rollout.Assess(d, rss, pods, rollout.Options{}).State == rollout.Progressing {
+			return false
+		}
+	}
+	return otherWorkloadsRolledOut(ctx, l)
+}
+
+// otherWorkloadsRolledOut is appRolledOut for the StatefulSets
+// (rollout.AssessStatefulSet) and DaemonSets (rollout.AssessDaemonSet
+// with the namespace's ControllerRevisions).
+func otherWorkloadsRolledOut(ctx context.Context, l simulator.SharedLister) bool {
+	podsOf := func(ns string, sel *metav1.LabelSelector) ([]corev1.Pod, bool) {
+		s, err := metav1.LabelSelectorAsSelector(sel)
+		objs, err2 := l.List(ctx, corev1.SchemeGroupVersion.WithKind("Pod"), ns)
+		if err != nil || err2 != nil {
+			return nil, false
+		}
+		var pods []corev1.Pod
+		for _, o := range objs {
+			if s.Matches(labels.Set(o.GetLabels())) {
+				pods = append(pods, *o.(*corev1.Pod))
+			}
+		}
+		return pods, true
+	}
+	stss, err := l.List(ctx, appsv1.SchemeGroupVersion.WithKind("StatefulSet"), "")
+	if err != nil {
+		return false
+	}
+	for _, o := range stss {
+		sts := o.(*appsv1.StatefulSet)
+		pods, ok := podsOf(sts.Namespace, sts.Spec.Selector)
+		if !ok || rollout.AssessStatefulSet(sts, pods, rollout.Options{}).State == rollout.Progressing {
+			return false
+		}
+	}
+	dss, err := l.List(ctx, appsv1.SchemeGroupVersion.WithKind("DaemonSet"), "")
+	if err != nil {
+		return false
+	}
+	for _, o := range dss {
+		ds := o.(*appsv1.DaemonSet)
+		pods, ok := podsOf(ds.Namespace, ds.Spec.Selector)
+		revObjs, err := l.List(ctx, appsv1.SchemeGroupVersion.WithKind("ControllerRevision"), ds.Namespace)
+		if !ok || err != nil {
+			return false
+		}
+		revs := make([]appsv1.ControllerRevision, 0, len(revObjs))
+		for _, r := range revObjs {
+			revs = append(revs, *r.(*appsv1.ControllerRevision))
+		}
+		if rollout.AssessDaemonSet(ds, revs, pods, rollout.Options{}).State == rollout.Progressing {
 			return false
 		}
 	}

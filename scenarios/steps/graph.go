@@ -47,6 +47,7 @@ func (g *graphSpec) component(name string) (upgradesv1beta1.Component, bool) {
 func (s *scenario) registerGraph(sc *godog.ScenarioContext) {
 	sc.Step(`^the Deployments? ((?:"[a-z0-9-]+"(?:, | and )?)+),? (?:each )?with (\d+) replicas?(.*)$`, s.namedDeployments)
 	sc.Step(`^(\d+) Deployments "([a-z0-9-]+)-1" to "([a-z0-9-]+)-(\d+)", each with (\d+) replicas?(.*)$`, s.numberedDeployments)
+	sc.Step(`^the (StatefulSet|DaemonSet) "([a-z0-9-]+)"(?: with (\d+) replicas?)?(.*)$`, s.workloadStep)
 	sc.Step(`^the graph upgrade "([^"]+)" is applied:$`, s.applyGraphTable)
 	sc.Step(`^the graph upgrade "([^"]+)" of "([^"]+)" alone is applied$`, func(ctx context.Context, name, dep string) error {
 		return s.applyGraph(ctx, &graphSpec{name: name, components: []upgradesv1beta1.Component{s.componentOf(dep, TargetTag)}})
@@ -130,6 +131,10 @@ func (s *scenario) componentOf(name, tag string) upgradesv1beta1.Component {
 	c := upgradesv1beta1.Component{Name: name, DeploymentRef: upgradesv1beta1.DeploymentReference{Name: name}, Image: imageOf(name, tag)}
 	if d := s.named[name]; d != nil && len(d.containers) > 0 {
 		c.ContainerName = d.containers[0]
+	}
+	if d := s.named[name]; d != nil && d.kind != "" {
+		c.DeploymentRef = upgradesv1beta1.DeploymentReference{}
+		c.WorkloadRef = &upgradesv1beta1.WorkloadReference{Kind: upgradesv1beta1.WorkloadKind(d.kind), Name: name}
 	}
 	return c
 }

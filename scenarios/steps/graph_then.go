@@ -18,7 +18,7 @@ func (s *scenario) deploymentOf(component string) string {
 	for _, name := range s.order {
 		if g := s.graphs[name]; g != nil {
 			if c, ok := g.component(component); ok {
-				return c.DeploymentRef.Name
+				return c.WorkloadName()
 			}
 		}
 	}
@@ -71,7 +71,8 @@ func (s *scenario) edges() []checks.Pair {
 		for _, c := range g.components {
 			for _, d := range c.DependsOn {
 				if dep, ok := g.component(d); ok {
-					out = append(out, checks.Pair{Namespace: s.cl.Namespace(), Worker: dep.DeploymentRef.Name, API: c.DeploymentRef.Name})
+					out = append(out, checks.Pair{Namespace: s.cl.Namespace(), Worker: dep.WorkloadName(), API: c.WorkloadName(),
+						WorkerKind: string(dep.Kind()), APIKind: string(c.Kind())})
 				}
 			}
 		}

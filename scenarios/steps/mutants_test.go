@@ -53,3 +53,15 @@ func TestSidecarWorkerCatchesCountersOnly(t *testing.T) {
 		t.Fatalf("counters-only survived the sidecar-first worker: %+v", o)
 	}
 }
+
+// TestWorkloadKindMutants runs the @kinds scenarios (StatefulSet and
+// DaemonSet callees, features/workload_kinds.feature) against the
+// counters-only and ignore-terminating mutants, every scenario each, and
+// prints which scenario catches which: every mutant must be caught by
+// at least one scenario, and no run may break during setup.
+func TestWorkloadKindMutants(t *testing.T) {
+	base := Config{Backend: SimBackend{}, Seed: *seed, Context: t.Context(), Tags: "@kinds"}
+	results := RunMutants(base, []mutants.Mutant{mutants.CountersOnly, mutants.IgnoreTerminatingPods}, false)
+	WriteMutantTable(os.Stdout, "sim", results)
+	judgeMutants(t, results)
+}

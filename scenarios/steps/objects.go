@@ -71,6 +71,10 @@ type deploymentSpec struct {
 	progressSeconds *int32
 	image           string
 	containers      []string
+	// kind is "" for a Deployment, else "StatefulSet" or "DaemonSet"
+	// (workloadStep); partition is a StatefulSet's rollingUpdate.partition.
+	kind      string
+	partition *int32
 }
 
 // clauses of a Deployment step, after "with N replicas".

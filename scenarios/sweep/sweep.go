@@ -16,6 +16,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
 )
@@ -116,8 +117,9 @@ func CrashAfter(k int) faults.Fault {
 }
 
 // Check is the sweep's own property on top of the run's: each upgrade
-// Completed, its worker and API Deployments written exactly once with
-// their target images.
+// Completed, its worker and API Deployments — every component's workload,
+// of any kind, for an upgrade given as a graph — written exactly once
+// with their target images.
 func Check(o *faults.Outcome) []string {
 	if o.Result == nil {
 		return nil
@@ -127,7 +129,24 @@ func Check(o *faults.Outcome) []string {
 	for _, w := range o.Writes {
 		count[w.Deployment+"="+w.Image]++
 	}
+	for _, key := range sortedKeys(o.Result.Graphs) {
+		g := o.Result.Graphs[key]
+		for _, c := range g.Spec.Components {
+			ns, name := c.WorkloadNamespace(g.Namespace), c.WorkloadName()
+			w := ns + "/" + name
+			if k := c.Kind(); k != upgradesv1beta1.KindDeployment {
+				w = strings.ToLower(string(k)) + "/" + w
+			}
+			if n := count[w+"="+c.Image]; n != 1 {
+				out = append(out, fmt.Sprintf("%s %s/%s (component %s of %s) written %d times with %s, want once",
+					strings.ToLower(string(c.Kind())), ns, name, c.Name, key, n, c.Image))
+			}
+		}
+	}
 	for _, u := range o.Result.Upgrades {
+		if _, graph := o.Result.Graphs[u.Namespace+"/"+u.Name]; graph {
+			continue
+		}
 		for _, c := range []struct{ dep, image string }{
 			{u.Spec.Worker.DeploymentRef.Name, u.Spec.Worker.Image},
 			{u.Spec.API.DeploymentRef.Name, u.Spec.API.Image},
@@ -152,4 +171,13 @@ func (r Report) String() string {
 		status = fmt.Sprintf("%d failed (after calls %s)", len(r.Failures), strings.Join(ks, ","))
 	}
 	return fmt.Sprintf("%-10s crash points %4d  runs %4d  %s", r.Scenario, r.Calls, r.Runs, status)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -32,3 +32,39 @@ func TestCheckWantsEachImageWrittenOnce(t *testing.T) {
 	assert.Equal(t, []string{"deployment job-system/job-worker written 2 times with registry.example.com/job-worker:v2.0.0, want once"}, Check(o))
 	assert.Equal(t, "crash@1", CrashAfter(0).String(), "down is the default, 2s")
 }
+
+// TestSampledSweepOfTheGraphs: the sweep covers the graph scenarios
+// (chain, diamond, wide wave, cross-namespace, mixed kinds): every
+// sampled crash point ends Completed with every component's workload
+// written exactly once.
+func TestSampledSweepOfTheGraphs(t *testing.T) {
+	for _, name := range []string{"graph-chain", "graph-diamond", "graph-wide", "graph-cross-namespace", "graph-mixed"} {
+		rep, err := Run(context.Background(), Config{Scenario: name, Seed: 1, Stride: 400, Workers: 2})
+		require.NoError(t, err, name)
+		assert.GreaterOrEqual(t, rep.Runs, 2, name)
+		for _, f := range rep.Failures {
+			t.Errorf("%s: %s: %v", name, f.Schedule.Spec(), f.Violations)
+		}
+	}
+}
+
+// TestCheckCoversEveryComponent: on the mixed-kind graph the write-once
+// check names the StatefulSet and DaemonSet components too.
+func TestCheckCoversEveryComponent(t *testing.T) {
+	o := faults.Run(context.Background(), faults.RunConfig{Schedule: faults.Schedule{Seed: 1, Scenario: "graph-mixed",
+		Faults: []faults.Fault{CrashAfter(0)}}})
+	require.False(t, o.Failed(), "%v", o.Violations)
+	assert.Empty(t, Check(o))
+	var kept []faults.Write
+	for _, w := range o.Writes {
+		if w.Deployment != "statefulset/store/store-db" && w.Deployment != "daemonset/store/node-agent" {
+			kept = append(kept, w)
+		}
+	}
+	require.Len(t, kept, len(o.Writes)-2, "one write of each of store-db and node-agent: %+v", o.Writes)
+	o.Writes = kept
+	assert.ElementsMatch(t, []string{
+		"statefulset store/store-db (component db of store/store-v2) written 0 times with registry.example.com/store-db:v2.0.0, want once",
+		"daemonset store/node-agent (component node-agent of store/store-v2) written 0 times with registry.example.com/node-agent:v2.0.0, want once",
+	}, Check(o))
+}

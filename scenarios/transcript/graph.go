@@ -111,8 +111,8 @@ func deploymentRanks(graphs map[string]upgradesv1beta1.ApplicationUpgrade) map[s
 		cs := append([]upgradesv1beta1.Component(nil), u.Spec.Components...)
 		sort.SliceStable(cs, func(i, j int) bool { return wave[cs[i].Name] < wave[cs[j].Name] })
 		for _, c := range cs {
-			if _, ok := ranks[c.DeploymentRef.Name]; !ok {
-				ranks[c.DeploymentRef.Name] = len(ranks)
+			if _, ok := ranks[c.WorkloadName()]; !ok {
+				ranks[c.WorkloadName()] = len(ranks)
 			}
 		}
 	}

@@ -214,18 +214,32 @@ func (t *Transcript) Finish(res Summary) {
 // others, a Deployment's pods in the order they appeared.
 func (t *Transcript) pods(events []eventlog.Event, ranks map[string]int) {
 	byName := map[string]*podLife{}
+	lives := map[string]string{} // namespace/name → the key of its current life in byName
 	var order []string
 	podImage := eventlog.PodImages(events)
 	for _, e := range events {
 		if !strings.HasPrefix(e.Event, "Pod") {
 			continue
 		}
-		p, ok := byName[e.Namespace+"/"+e.Name]
+		// a StatefulSet's new pod-N reuses the old pod-N's name: a
+		// creation after a deletion starts another line
+		k := e.Namespace + "/" + e.Name
+		for n := 2; ; n++ {
+			if p := byName[k]; p == nil || p.deleted < 0 || e.Event != eventlog.PodCreated {
+				break
+			}
+			k = fmt.Sprintf("%s/%s#%d", e.Namespace, e.Name, n)
+		}
+		if e.Event != eventlog.PodCreated {
+			k = lives[e.Namespace+"/"+e.Name]
+		}
+		p, ok := byName[k]
 		if !ok {
 			p = &podLife{name: e.Name, deployment: e.Deployment, image: podImage(e), created: -1, ready: -1, deleting: -1, deleted: -1}
-			byName[e.Namespace+"/"+e.Name] = p
-			order = append(order, e.Namespace+"/"+e.Name)
+			byName[k] = p
+			order = append(order, k)
 		}
+		lives[e.Namespace+"/"+e.Name] = k
 		switch e.Event {
 		case eventlog.PodCreated:
 			p.created = e.T
