@@ -80,8 +80,8 @@ type Controller struct {
 	reconcileTime time.Duration
 	writeTime     time.Duration
 	// writes counts the API writes of the reconcile running now.
-	writes int
-	delivery      func(WatchEvent) (time.Duration, bool)
+	writes   int
+	delivery func(WatchEvent) (time.Duration, bool)
 }
 
 // AddController registers a reconciler fed by the given watches and starts

@@ -161,4 +161,4 @@ func TestQuotaUnmodelledRefused(t *testing.T) {
 }
 
 func ptrIntstr(i int) *intstr.IntOrString { v := intstr.FromInt(i); return &v }
-func ptrInt32(i int32) *int32            { return &i }
+func ptrInt32(i int32) *int32             { return &i }

@@ -29,6 +29,12 @@ var informerKinds = map[string]client.Object{
 	"deployments": &appsv1.Deployment{},
 	"replicasets": &appsv1.ReplicaSet{},
 	"pods":        &corev1.Pod{},
+	// The other workload kinds (TestInformersCoverEveryWatchedKind: a kind
+	// the operator watches but no informer models would never wake it
+	// under a fault, as happened to StatefulSets).
+	"statefulsets":        &appsv1.StatefulSet{},
+	"daemonsets":          &appsv1.DaemonSet{},
+	"controllerrevisions": &appsv1.ControllerRevision{},
 }
 
 // informers models one operator process's controller-runtime cache: one
@@ -63,10 +69,13 @@ func newInformers(sim *simulator.Sim, lister client.Client) (*informers, error) 
 	inf := &informers{sim: sim, scheme: sim.Scheme(), lister: lister,
 		kinds: map[schema.GroupVersionKind]*informer{}, indexes: map[schema.GroupVersionKind]map[string]client.IndexerFunc{}}
 	lists := map[string]func() client.ObjectList{
-		"upgrades":    func() client.ObjectList { return &upgradesv1beta1.ApplicationUpgradeList{} },
-		"deployments": func() client.ObjectList { return &appsv1.DeploymentList{} },
-		"replicasets": func() client.ObjectList { return &appsv1.ReplicaSetList{} },
-		"pods":        func() client.ObjectList { return &corev1.PodList{} },
+		"upgrades":            func() client.ObjectList { return &upgradesv1beta1.ApplicationUpgradeList{} },
+		"deployments":         func() client.ObjectList { return &appsv1.DeploymentList{} },
+		"replicasets":         func() client.ObjectList { return &appsv1.ReplicaSetList{} },
+		"pods":                func() client.ObjectList { return &corev1.PodList{} },
+		"statefulsets":        func() client.ObjectList { return &appsv1.StatefulSetList{} },
+		"daemonsets":          func() client.ObjectList { return &appsv1.DaemonSetList{} },
+		"controllerrevisions": func() client.ObjectList { return &appsv1.ControllerRevisionList{} },
 	}
 	var versions []schema.GroupVersion // the informers' versions: events arrive converted to them
 	for name, proto := range informerKinds {
