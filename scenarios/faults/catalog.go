@@ -91,7 +91,7 @@ var (
 	dep     = Param{"dep", "worker", "which Deployment: worker, api (both where allowed)"}
 	count   = Param{"n", "1", "how many consecutive calls it hits"}
 	window  = Param{"for", "30s", "how long the fault lasts"}
-	kindAll = Param{"kind", "all", "which informer: upgrades, deployments, replicasets, pods or all"}
+	kindAll = Param{"kind", "all", "which informer: upgrades, deployments, replicasets, pods, statefulsets, daemonsets, controllerrevisions or all"}
 )
 
 // Catalog lists every fault in the order of docs/faults.md.

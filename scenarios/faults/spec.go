@@ -177,7 +177,7 @@ func validate(f Fault) error {
 		case "dep":
 			err = oneOf(v, depChoices(f.Kind)...)
 		case "kind":
-			err = oneOf(v, "all", "upgrades", "deployments", "replicasets", "pods")
+			err = oneOf(v, "all", "upgrades", "deployments", "replicasets", "pods", "statefulsets", "daemonsets", "controllerrevisions")
 		case "field":
 			err = oneOf(v, "labels", "annotations", "replicas", "restart")
 		case "node":
