@@ -225,7 +225,7 @@ func (r *Result) WriteTable(out io.Writer) {
 		tw.Flush()
 	}
 	if l := r.Load; l != nil {
-		fmt.Fprintf(out, "\n6. Under load: %d upgrades created at once (fixed pod timings, %s) among %s unrelated Deployments updated %.0f times/s; one operator, cluster-wide\n",
+		fmt.Fprintf(out, "\n6. Under load: %d upgrades created at once (%s) among %s unrelated Deployments updated %.0f times/s; one operator, cluster-wide\n",
 			l.Upgrades, fixedName(r.Config.ScaleTiming), thousands(l.Fillers), l.ChurnRate)
 		tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "handoff p50\tp99\tmax\tmin\treconciles/upgrade\trequests/upgrade\tchurn\tCPU\tupgrade s")
