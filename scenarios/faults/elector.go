@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/lunadas/upgrade-operator/operator/manager"
+	"github.com/lunadas/upgrade-operator/scenarios/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
@@ -38,7 +39,7 @@ func (in *Injector) startElection() {
 	}
 	r1 := *in.base
 	r1.Client = &opClient{Client: p1.writer, p: p1}
-	p1.ctl = in.sim.AddController("applicationupgrade-1", &r1, operatorWatches(in.sim)...)
+	p1.ctl = in.sim.AddController("applicationupgrade-1", &r1, simrun.OperatorWatches(in.sim)...)
 	p1.ctl.Crash() // standing by until it holds the lease
 	if p1.cache != nil {
 		in.attachCache(p1)

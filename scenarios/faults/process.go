@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/operator/controller"
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
@@ -287,10 +286,4 @@ func groupResource(gvk schema.GroupVersionKind) schema.GroupResource {
 
 func notFound(gvk schema.GroupVersionKind, name string) error {
 	return apierrors.NewNotFound(groupResource(gvk), name)
-}
-
-// operatorWatches are the operator's watches, as simrun registers them
-// (simrun.OperatorWatches), for a second replica.
-func operatorWatches(sim *simulator.Sim) []simulator.Watch {
-	return simrun.OperatorWatches(sim)
 }
