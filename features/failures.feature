@@ -111,10 +111,12 @@ Feature: Failures are reported, named and never followed by the API write
     And the upgrade failed before the worker's progress deadline
     And the API image is not written
 
-  @real @markers
+  @real @real-node @markers
   Scenario: the new worker image crash-loops
     The ":crashloop" marker: the simulator's kubelet and the kwok stages both
     run the container for 500ms, restart it at once, then back off 10s, 20s.
+    On the real node the demo image's crashloop tag exits 1 after 500ms and
+    the real kubelet restarts it with its own back-off.
     Given a worker Deployment with 2 replicas, surge 1, unavailable 0, a progress deadline of 120s, pods ready after 2s and terminating in 2s
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
     And the Deployments are rolled out

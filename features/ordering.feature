@@ -10,7 +10,7 @@ Feature: The API is upgraded only after every old worker pod is gone
   Ready, "terminating in 20s" the time an old pod keeps running after it was
   asked to stop (never longer than its grace period).
 
-  @real @C01 @mutants
+  @real @real-node @C01 @mutants
   Scenario: C01 a single old worker pod uses its whole grace period
     Given a worker Deployment with 1 replica, pods ready after 2s, a grace period of 60s and terminating in 60s
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
@@ -21,7 +21,7 @@ Feature: The API is upgraded only after every old worker pod is gone
     And the API image is written within 2 seconds after the last old worker pod is deleted
     And the worker's counters said 1 replica, 1 updated, 1 available for at least 50 seconds while an old worker pod still existed
 
-  @real @C02 @mutants
+  @real @real-node @C02 @mutants
   Scenario: C02 a rolling update with surge leaves old pods terminating after the counters say done
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 5s, a grace period of 20s and terminating in 20s
     And an API Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 5s, a grace period of 20s and terminating in 20s

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -44,11 +45,15 @@ const (
 
 // DemoNames are the demo applications' image names, and DemoTags their
 // tags: every name:tag pair the demo, the samples and the features use.
-// CrashTag is a tag whose container exits 1 instead of becoming ready.
+// CrashTags are tags whose container exits 1 instead of becoming ready:
+// "crash", and "crashloop", the simulator's and kwok's crash-loop marker
+// (simulator.ImageTagCrashLoop), so a feature that writes that marker runs
+// the same behaviour on the real node.
 var (
 	DemoNames = []string{"job-worker", "job-api", "shop-db", "shop-worker", "shop-indexer", "shop-api", "api", "cache", "proxy", "sidecar", "filler"}
 	DemoTags  = []string{"v1", "v2", "v3", "v1.0.0", "v2.0.0", "v3.0.0", "v4.0.0"}
 	CrashTag  = "crash"
+	CrashTags = []string{CrashTag, "crashloop"}
 )
 
 // Binary is a main package of this module, built into an image.
@@ -83,9 +88,9 @@ func Images() []Image {
 		{Ref: OperatorImage, Binaries: []string{"manager"}, Entrypoint: []string{"/manager"}, User: "65532:65532"},
 	}
 	for _, n := range DemoNames {
-		for _, tag := range append(append([]string(nil), DemoTags...), CrashTag) {
+		for _, tag := range append(append([]string(nil), DemoTags...), CrashTags...) {
 			env := []string{"APP_VERSION=" + n + ":" + tag}
-			if tag == CrashTag {
+			if slices.Contains(CrashTags, tag) {
 				env = append(env, "CRASH=1")
 			}
 			imgs = append(imgs, Image{Ref: DemoRegistry + n + ":" + tag, Binaries: []string{"demoapp"}, Entrypoint: []string{"/demoapp"}, Env: env})

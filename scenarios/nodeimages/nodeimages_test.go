@@ -25,7 +25,7 @@ func TestWriteArchive(t *testing.T) {
 	if err := WriteArchive(path, dir, imgs); err != nil {
 		t.Fatal(err)
 	}
-	if len(imgs) != 2+len(DemoNames)*(len(DemoTags)+1) {
+	if len(imgs) != 2+len(DemoNames)*(len(DemoTags)+len(CrashTags)) {
 		t.Fatalf("%d images", len(imgs))
 	}
 	for _, want := range []struct {
@@ -36,6 +36,7 @@ func TestWriteArchive(t *testing.T) {
 		{OperatorImage, "manager", "65532:65532", ""},
 		{DemoRegistry + "job-worker:v2.0.0", "demoapp", "", "APP_VERSION=job-worker:v2.0.0"},
 		{DemoRegistry + "job-api:" + CrashTag, "demoapp", "", "CRASH=1"},
+		{DemoRegistry + "job-worker:crashloop", "demoapp", "", "CRASH=1"},
 	} {
 		tag, err := name.NewTag(want.ref)
 		if err != nil {

@@ -25,16 +25,26 @@ const (
 // ProbeCommand is the demo image's exec readiness probe.
 var ProbeCommand = []string{"/demoapp", "probe"}
 
+// CrashAfter is how long a container of a crash tag runs before it exits
+// 1 on the real node (the demo image's CRASH_AFTER): the simulator's
+// KubeOptions.CrashLoopRunTime default and the ":crashloop" kwok stage, so
+// the crash loop has the same rhythm on every backend.
+const CrashAfter = 500 * time.Millisecond
+
 // AdaptPodTemplate makes a kwok pod template run on the real node with the
 // timings its kwok annotations describe, as real behaviour of the demo
 // container: START_DELAY is the mean pod-ready delay, DRAIN the mean
 // pod-delete delay (the time an old pod keeps running after its deletion,
-// here a SIGTERM trap), and an
-// exec readiness probe every second (timeout 5 s). The template's terminationGracePeriod
-// must exceed DRAIN, or the kubelet would SIGKILL the drain: an error says
-// so. The service account token is not mounted (the demo containers never
-// call the API server). The annotations stay (kwok ignores the real node's
-// pods).
+// here a SIGTERM trap), CRASH_AFTER is CrashAfter (used only by the crash
+// tags), and an exec readiness probe every second (timeout 5 s). A drain
+// that reaches the template's terminationGracePeriodSeconds (kwok caps its
+// delete delay at the deletionTimestamp: the pod uses its whole grace
+// period, C01) becomes IGNORE_SIGTERM=1: the container ignores SIGTERM and
+// the kubelet SIGKILLs it when the grace period ends
+// (pkg/kubelet/kuberuntime killContainer: StopContainer with the grace
+// period as timeout). The service account token is not mounted (the demo
+// containers never call the API server). The annotations stay (kwok
+// ignores the real node's pods). Errors: a malformed delay annotation.
 func AdaptPodTemplate(tmpl *corev1.PodTemplateSpec) error {
 	ready, err := meanDelay(tmpl, readyDelayAnnotation, readyJitterAnnotation)
 	if err != nil {
@@ -48,14 +58,19 @@ func AdaptPodTemplate(tmpl *corev1.PodTemplateSpec) error {
 	if g := tmpl.Spec.TerminationGracePeriodSeconds; g != nil {
 		grace = *g
 	}
-	if drain >= time.Duration(grace)*time.Second {
-		return fmt.Errorf("realnode: pod template %s: %s %s is not below terminationGracePeriodSeconds %d: raise the grace period or the kubelet kills the drain", tmpl.Name, deleteDelayAnnotation, drain, grace)
+	ignoreTerm := drain >= time.Duration(grace)*time.Second
+	if ignoreTerm {
+		drain = 0
 	}
 	for i := range tmpl.Spec.Containers {
 		c := &tmpl.Spec.Containers[i]
 		c.Env = append(c.Env,
 			corev1.EnvVar{Name: "START_DELAY", Value: ready.String()},
-			corev1.EnvVar{Name: "DRAIN", Value: drain.String()})
+			corev1.EnvVar{Name: "DRAIN", Value: drain.String()},
+			corev1.EnvVar{Name: "CRASH_AFTER", Value: CrashAfter.String()})
+		if ignoreTerm {
+			c.Env = append(c.Env, corev1.EnvVar{Name: "IGNORE_SIGTERM", Value: "1"})
+		}
 		c.ReadinessProbe = &corev1.Probe{
 			ProbeHandler:     corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: ProbeCommand}},
 			PeriodSeconds:    1,

@@ -42,7 +42,7 @@ func TestAdaptPodTemplateDemoWorker(t *testing.T) {
 	}, 30)
 	require.NoError(t, AdaptPodTemplate(tmpl))
 	c := tmpl.Spec.Containers[0]
-	assert.Equal(t, map[string]string{"START_DELAY": "4s", "DRAIN": "10s"}, env(c))
+	assert.Equal(t, map[string]string{"START_DELAY": "4s", "DRAIN": "10s", "CRASH_AFTER": "500ms"}, env(c))
 	assert.Equal(t, ProbeCommand, c.ReadinessProbe.Exec.Command)
 	assert.Equal(t, corev1.PullNever, c.ImagePullPolicy)
 	assert.Equal(t, "true", tmpl.Spec.NodeSelector[controlplane.RealNodeLabel])
@@ -52,10 +52,20 @@ func TestAdaptPodTemplateDemoWorker(t *testing.T) {
 	assert.Equal(t, controlplane.RealNodeTaintKey, tmpl.Spec.Tolerations[0].Key)
 }
 
+// A pod whose drain reaches its grace period (C01: grace 60 s, terminating
+// in 60 s) ignores SIGTERM and is SIGKILLed by the kubelet at the end of it;
+// one second less drains normally.
+func TestAdaptPodTemplateWholeGracePeriod(t *testing.T) {
+	tmpl := template(map[string]string{"pod-delete.stage.kwok.x-k8s.io/delay": "60s"}, 60)
+	require.NoError(t, AdaptPodTemplate(tmpl))
+	assert.Equal(t, map[string]string{"START_DELAY": "0s", "DRAIN": "0s", "CRASH_AFTER": "500ms", "IGNORE_SIGTERM": "1"}, env(tmpl.Spec.Containers[0]))
+	tmpl = template(map[string]string{"pod-delete.stage.kwok.x-k8s.io/delay": "59s"}, 60)
+	require.NoError(t, AdaptPodTemplate(tmpl))
+	assert.Equal(t, map[string]string{"START_DELAY": "0s", "DRAIN": "59s", "CRASH_AFTER": "500ms"}, env(tmpl.Spec.Containers[0]))
+}
+
 func TestAdaptPodTemplateRefuses(t *testing.T) {
-	err := AdaptPodTemplate(template(map[string]string{"pod-delete.stage.kwok.x-k8s.io/delay": "30s"}, 30))
-	assert.ErrorContains(t, err, "is not below terminationGracePeriodSeconds 30")
-	err = AdaptPodTemplate(template(map[string]string{"pod-ready.stage.kwok.x-k8s.io/delay": "soon"}, 30))
+	err := AdaptPodTemplate(template(map[string]string{"pod-ready.stage.kwok.x-k8s.io/delay": "soon"}, 30))
 	assert.ErrorContains(t, err, `pod-ready.stage.kwok.x-k8s.io/delay="soon"`)
 }
 

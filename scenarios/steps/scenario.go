@@ -81,6 +81,10 @@ func (s *scenario) finish(ctx context.Context, p *godog.Scenario, stepErr error)
 	res := history.Check(h)
 	checkErr := res.Err()
 	out.Checks = res.Failed()
+	if err := s.checkRealNodeExits(h, s.exitsLog()); err != nil {
+		checkErr = errors.Join(checkErr, err)
+		out.Checks = append(out.Checks, RealNodeExitsCheck)
+	}
 	switch {
 	case stepErr != nil:
 		out.Passed, out.Stage, out.Step, out.Err = false, s.failStage, s.failStep, stepErr.Error()

@@ -5,12 +5,16 @@
 //	demoapp [serve]   start; after START_DELAY write READY_FILE (the exec
 //	                  readiness probe's signal); on SIGTERM remove it, log
 //	                  "draining", keep running DRAIN, then exit 0. With
-//	                  CRASH=1 (the image's "crash" tag) exit 1 after
-//	                  START_DELAY instead of becoming ready.
+//	                  IGNORE_SIGTERM=1, log "ignoring" and keep running
+//	                  until the runtime's SIGKILL at the end of the grace
+//	                  period (a pod that uses its whole grace period: C01).
+//	                  With CRASH=1 (the image's "crash" and "crashloop"
+//	                  tags) exit 1 after CRASH_AFTER (default START_DELAY)
+//	                  instead of becoming ready.
 //	demoapp probe     exit 0 when READY_FILE exists, 1 otherwise (the exec
 //	                  readiness probe).
 //
-// START_DELAY and DRAIN are Go durations ("3s"; default 0). READY_FILE
+// START_DELAY, DRAIN and CRASH_AFTER are Go durations ("3s"; default 0). READY_FILE
 // defaults to /tmp/ready. APP_VERSION (set per image tag) is logged. An
 // unknown argument or a malformed duration exits 2 with one line on stderr.
 package main
@@ -68,19 +72,43 @@ func serve(readyFile string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
+	crash, ignoreTerm, err := crashAndIgnore()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	crashAfter := startDelay
+	if v := os.Getenv("CRASH_AFTER"); v != "" {
+		if crashAfter, err = envDuration("CRASH_AFTER"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+	}
 	version := os.Getenv("APP_VERSION")
-	logf("demoapp %s: starting (ready in %s, drain %s)", version, startDelay, drain)
+	logf("demoapp %s: starting (ready in %s, drain %s, crash %t, ignore SIGTERM %t)", version, startDelay, drain, crash, ignoreTerm)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	if crash {
+		select {
+		case <-time.After(crashAfter):
+			logf("demoapp %s: crash tag: exiting 1", version)
+			return 1
+		case s := <-sigs:
+			logf("demoapp %s: %v before the crash: exiting", version, s)
+			return 0
+		}
+	}
 	select {
 	case <-time.After(startDelay):
 	case s := <-sigs:
-		logf("demoapp %s: %v before ready: exiting", version, s)
-		return 0
-	}
-	if os.Getenv("CRASH") == "1" {
-		logf("demoapp %s: crash tag: exiting 1", version)
-		return 1
+		if !ignoreTerm {
+			logf("demoapp %s: %v before ready: exiting", version, s)
+			return 0
+		}
+		logf("demoapp %s: %v before ready: ignoring it until SIGKILL", version, s)
+		for s := range sigs {
+			logf("demoapp %s: %v: ignoring it", version, s)
+		}
 	}
 	if err := os.WriteFile(readyFile, []byte(version+"\n"), 0o644); err != nil {
 		fmt.Fprintf(os.Stderr, "demoapp: write %s: %v\n", readyFile, err)
@@ -91,10 +119,38 @@ func serve(readyFile string) int {
 	if err := os.Remove(readyFile); err != nil {
 		fmt.Fprintf(os.Stderr, "demoapp: remove %s: %v\n", readyFile, err)
 	}
+	if ignoreTerm {
+		// The behaviour under test: the runtime's SIGKILL at the end of
+		// the grace period ends the process (the kubelet's killContainer).
+		logf("demoapp %s: %v: ignoring it until SIGKILL", version, s)
+		for s := range sigs {
+			logf("demoapp %s: %v: ignoring it", version, s)
+		}
+	}
 	logf("demoapp %s: %v: draining for %s", version, s, drain)
 	time.Sleep(drain) // the drain itself: the behaviour under test, not synchronisation
 	logf("demoapp %s: drained: exiting 0", version)
 	return 0
+}
+
+// crashAndIgnore reads CRASH and IGNORE_SIGTERM: "" or "0" is off, "1" on;
+// anything else is refused.
+func crashAndIgnore() (crash, ignoreTerm bool, err error) {
+	flag := func(name string) (bool, error) {
+		switch v := os.Getenv(name); v {
+		case "", "0":
+			return false, nil
+		case "1":
+			return true, nil
+		default:
+			return false, fmt.Errorf("demoapp: %s=%q: want 0 or 1", name, v)
+		}
+	}
+	if crash, err = flag("CRASH"); err != nil {
+		return false, false, err
+	}
+	ignoreTerm, err = flag("IGNORE_SIGTERM")
+	return crash, ignoreTerm, err
 }
 
 func envDuration(name string) (time.Duration, error) {

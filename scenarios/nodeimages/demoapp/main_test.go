@@ -75,3 +75,67 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 		t.Errorf("ready file still there after SIGTERM: %v", err)
 	}
 }
+
+// CRASH_AFTER sets when the crash tag exits, independent of START_DELAY.
+func TestCrashAfter(t *testing.T) {
+	t.Setenv("READY_FILE", filepath.Join(t.TempDir(), "ready"))
+	t.Setenv("CRASH", "1")
+	t.Setenv("START_DELAY", "1h")
+	t.Setenv("CRASH_AFTER", "50ms")
+	began := time.Now()
+	if got := run(nil); got != 1 {
+		t.Errorf("crash tag: exit %d, want 1", got)
+	}
+	if d := time.Since(began); d < 50*time.Millisecond || d > 10*time.Second {
+		t.Errorf("crashed after %s, want 50ms (not START_DELAY's hour)", d)
+	}
+	t.Setenv("CRASH_AFTER", "later")
+	if got := run(nil); got != 2 {
+		t.Errorf("malformed CRASH_AFTER: exit %d, want 2", got)
+	}
+	t.Setenv("CRASH", "yes")
+	if got := run(nil); got != 2 {
+		t.Errorf("CRASH=yes: exit %d, want 2", got)
+	}
+}
+
+// With IGNORE_SIGTERM=1, SIGTERM removes the ready file (the probe fails)
+// but the process keeps running: only SIGKILL ends it.
+func TestIgnoreSIGTERM(t *testing.T) {
+	ready := filepath.Join(t.TempDir(), "ready")
+	t.Setenv("READY_FILE", ready)
+	t.Setenv("IGNORE_SIGTERM", "1")
+	done := make(chan int, 1)
+	go func() { done <- run(nil) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never ready")
+		}
+		time.Sleep(10 * time.Millisecond) // polling a file the program writes, not synchronisation by delay
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(ready); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("ready file still there after SIGTERM")
+		}
+		time.Sleep(10 * time.Millisecond) // polling a file the program removes
+	}
+	// A second SIGTERM is ignored too; the process must still be running.
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-done:
+		t.Fatalf("exited %d after SIGTERM, want it to keep running until SIGKILL", got)
+	case <-time.After(300 * time.Millisecond): // a bound on a negative: it must not exit
+	}
+}
