@@ -65,6 +65,9 @@ func TestFidelity(t *testing.T) {
 	if err := fidelity.WriteReport(io.MultiWriter(os.Stdout, &buf), scenarios); err != nil {
 		t.Fatal(err)
 	}
+	if *realNode {
+		writeCrashLoopFidelity(t, io.MultiWriter(os.Stdout, &buf), scenarios)
+	}
 	report := filepath.Join(ArtifactsDir(), "fidelity.txt")
 	if *realNode {
 		report = filepath.Join(ArtifactsDir(), "fidelity-real-node.txt")
