@@ -37,8 +37,9 @@ func TestSimCrashLoopFollowsTheKubeletBackOff(t *testing.T) {
 		}
 	}
 	assert.InDelta(t, 1.0, cl.FirstBackOff, 1e-9, "second exit at 1.0s")
-	assert.Contains(t, cl.BackOffMessages, "back-off 10s restarting failed container=worker pod=crashloop")
-	assert.Contains(t, cl.BackOffMessages, "back-off 40s restarting failed container=worker pod=crashloop")
+	require.Len(t, cl.BackOffMessages, 4, "10s, 20s, 40s, 1m20s")
+	assert.Regexp(t, `^back-off 10s restarting failed container=worker pod=crashloop_fidelity\(.+\)$`, cl.BackOffMessages[0])
+	assert.Regexp(t, `^back-off 1m20s restarting failed container=worker pod=crashloop_fidelity\(.+\)$`, cl.BackOffMessages[3])
 }
 
 func fp(v float64) *float64 { return &v }
