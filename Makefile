@@ -150,7 +150,9 @@ test-mutants: controlplane ## C01-C04 against every mutant, on the simulator and
 FIDELITY_REUSE ?= 0
 .PHONY: fidelity
 # REAL_NODE=1: the @real-node scenarios, sim vs the real kubelet (their
-# logs from the last make test-node-features with FIDELITY_REUSE=1).
+# logs from the last make test-node-features with FIDELITY_REUSE=1), and a
+# crash-looping pod on both kubelets (restart delays, CrashLoopBackOff,
+# the operator's verdict; ~2 min, always on a fresh real node).
 fidelity: controlplane $(if $(filter 1 true yes,$(REAL_NODE)),node) ## Sim vs real: state sequences of every @real scenario, agreement and phase-duration ratios (REAL_NODE=1: vs the real kubelet).
 	$(GO) test -tags e2e,fidelity $(TESTFLAGS) -v -timeout $(E2E_TIMEOUT) $(STEPS_PKG) -run '^TestFidelity$$' \
 		-fidelity.reuse=$(if $(filter 1 true yes,$(FIDELITY_REUSE)),true,false) $(if $(filter 1 true yes,$(REAL_NODE)),-real.node) $(ARGS)
@@ -372,7 +374,9 @@ test-node: controlplane node ## Real containers on the real node: exec readiness
 	$(GO) test -tags realnode -v -count=1 -timeout 15m ./scenarios/realnode/ $(ARGS)
 
 # The @real-node scenarios (features/README.md) with their pods as real
-# containers on the real node, then the counters-only mutant against them;
+# containers on the real node (C01/C02: SIGKILL at the end of the grace
+# period; every old worker container's exit checked before the API write),
+# then the counters-only mutant against them (~16 min under load);
 # their event logs go to artifacts/traces/real-node (make fidelity REAL_NODE=1 FIDELITY_REUSE=1).
 .PHONY: test-node-features
 test-node-features: controlplane node ## The @real-node scenarios on the real node's containers, and the counters-only mutant caught there.
