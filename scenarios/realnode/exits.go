@@ -2,6 +2,7 @@ package realnode
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
@@ -62,4 +63,50 @@ func CheckExits(events []eventlog.Event, namespace, worker, api string) (ExitRep
 		return rep, fmt.Errorf("realnode: no old %s/%s pod deleted in the event log", namespace, worker)
 	}
 	return rep, nil
+}
+
+// CheckGraceKills checks, for containers that ignore SIGTERM
+// (AdaptPodTemplate's IGNORE_SIGTERM), that every old worker pod's
+// container ran until the end of its grace period: its exit time
+// (Event.Exited, whole seconds, so up to 1 s early) is at least grace − 1 s
+// after the pod was seen terminating (PodDeleting; the kubelet starts the
+// grace period when it sees the deletion, no earlier). It returns how long
+// each old pod's container ran after its deletion, in seconds, or an error
+// naming the first pod that exited early or has no exit time. Old pods are
+// as in CheckExits.
+func CheckGraceKills(events []eventlog.Event, namespace, worker string, grace time.Duration) ([]float64, error) {
+	newWorker := ""
+	deleting := map[string]float64{}
+	for _, e := range events {
+		if e.Namespace != namespace || e.Deployment != worker {
+			continue
+		}
+		switch e.Event {
+		case eventlog.DeploymentWrite:
+			newWorker = e.Image
+		case eventlog.PodDeleting:
+			if _, ok := deleting[e.Name]; !ok {
+				deleting[e.Name] = e.T
+			}
+		}
+	}
+	var held []float64
+	for _, e := range events {
+		if e.Namespace != namespace || e.Event != eventlog.PodDeleted || e.Deployment != worker || e.Image == newWorker {
+			continue
+		}
+		since, ok := deleting[e.Name]
+		if !ok || e.Exited == nil {
+			return held, fmt.Errorf("realnode: old worker pod %s/%s has no terminating event or no container exit time", namespace, e.Name)
+		}
+		h := *e.Exited - since
+		held = append(held, h)
+		if h < grace.Seconds()-1 {
+			return held, fmt.Errorf("realnode: old worker pod %s/%s ignores SIGTERM but its container exited %.1fs after its deletion, before the end of its %s grace period", namespace, e.Name, h, grace)
+		}
+	}
+	if len(held) == 0 {
+		return nil, fmt.Errorf("realnode: no old %s/%s pod deleted in the event log", namespace, worker)
+	}
+	return held, nil
 }

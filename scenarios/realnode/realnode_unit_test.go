@@ -2,6 +2,7 @@ package realnode
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -95,4 +96,30 @@ func TestCheckExits(t *testing.T) {
 
 	_, err = CheckExits(base, "ns", "w", "a")
 	assert.ErrorContains(t, err, "no image change of ns/a")
+}
+
+// C01's shape: the old pod ignores SIGTERM and its container exits when the
+// 60 s grace period ends (SIGKILL); one that exited 10 s after its deletion
+// did not use its grace period.
+func TestCheckGraceKills(t *testing.T) {
+	events := []eventlog.Event{
+		{T: 0, Event: eventlog.DeploymentWrite, Namespace: "ns", Deployment: "w", Image: "w:1"},
+		{T: 5, Event: eventlog.DeploymentWrite, Namespace: "ns", Deployment: "w", Image: "w:2"},
+		{T: 23.4, Event: eventlog.PodDeleting, Namespace: "ns", Name: "w-old", Deployment: "w", Image: "w:1"},
+		{T: 87.2, Event: eventlog.PodDeleted, Namespace: "ns", Name: "w-old", Deployment: "w", Image: "w:1", Exited: exited(84.6)},
+	}
+	held, err := CheckGraceKills(events, "ns", "w", 60*time.Second)
+	require.NoError(t, err)
+	require.Len(t, held, 1)
+	assert.InDelta(t, 61.2, held[0], 1e-9)
+
+	events[3].Exited = exited(33.4)
+	_, err = CheckGraceKills(events, "ns", "w", 60*time.Second)
+	assert.ErrorContains(t, err, "old worker pod ns/w-old ignores SIGTERM but its container exited 10.0s after its deletion, before the end of its 1m0s grace period")
+
+	events[3].Exited = nil
+	_, err = CheckGraceKills(events, "ns", "w", 60*time.Second)
+	assert.ErrorContains(t, err, "no container exit time")
+	_, err = CheckGraceKills(events[:2], "ns", "w", 60*time.Second)
+	assert.ErrorContains(t, err, "no old ns/w pod deleted")
 }
