@@ -85,9 +85,9 @@ func TestRecordReal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			verdicts, err := Compare(real, sim, sc.PerPod)
-			for _, v := range verdicts {
-				t.Log(v)
+			diffs, err := Compare(real, sim, sc.Kind())
+			for _, d := range diffs {
+				t.Log(Verdict(d))
 			}
 			if err != nil {
 				t.Errorf("simulator and real controllers differ:\n%v", err)
