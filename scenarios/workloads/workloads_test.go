@@ -6,6 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunadas/upgrade-operator/scenarios/fidelity"
 )
 
 var seed = flag.Int64("seed", 1, "simulation seed")
@@ -13,12 +18,17 @@ var seed = flag.Int64("seed", 1, "simulation seed")
 // goldenPath is where the real controllers' sequences of a scenario are kept.
 func goldenPath(name string) string { return filepath.Join("testdata", name+".txt") }
 
-// readGolden returns the sequences of a golden file (comment lines dropped).
+// readGolden returns the sequences of a golden file (comment lines
+// dropped): the file on disk, which must be the embedded transcript.
 func readGolden(t *testing.T, name string) string {
 	t.Helper()
 	data, err := os.ReadFile(goldenPath(name))
 	if err != nil {
 		t.Fatalf("%v: record it with make test-workloads-real", err)
+	}
+	embedded, err := Transcript(name)
+	if err != nil || embedded != string(data) {
+		t.Fatalf("embedded transcript of %s differs from %s (%v)", name, goldenPath(name), err)
 	}
 	var b strings.Builder
 	for _, l := range strings.SplitAfter(string(data), "\n") {
@@ -27,6 +37,30 @@ func readGolden(t *testing.T, name string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestFidelityScenarios: what make fidelity reports of these scenarios —
+// every sequence of each kind, none disagreeing in order.
+func TestFidelityScenarios(t *testing.T) {
+	scs, err := FidelityScenarios(t.Context(), *seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	require.Len(t, scs, len(Scenarios))
+	tally := map[string]*fidelity.Tally{}
+	for _, s := range scs {
+		for _, d := range s.Differences() {
+			if tally[d.Kind] == nil {
+				tally[d.Kind] = &fidelity.Tally{}
+			}
+			tally[d.Kind].Add(d)
+		}
+	}
+	require.Len(t, tally, 2, "StatefulSet and DaemonSet")
+	for kind, n := range tally {
+		t.Logf("%s: %d sequences, %d agree, %d differ in grain, %d in order", kind, n.Total(), n.Agree, n.Grain, n.Order)
+		assert.Zero(t, n.Order, kind)
+	}
 }
 
 // TestSimulatorMatchesRealControllers runs every scenario on the simulator
