@@ -79,7 +79,7 @@ func TestRecordReal(t *testing.T) {
 				}
 			} else if want := readGolden(t, sc.Name); real != want {
 				// Informational: the real grain varies with timing (see Compare).
-				t.Logf("this run's real sequences differ from testdata/%s.txt (timing grain; -rewrite records them):\n%s", sc.Name, diff(want, real))
+				t.Logf("this run's real sequences differ from testdata/%s.txt (timing grain; -rewrite records them):\n%s", sc.Name, diff(want, real, "testdata", "this run"))
 			}
 			sim, err := RunSim(t.Context(), sc, *seed)
 			if err != nil {

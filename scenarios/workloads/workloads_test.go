@@ -96,17 +96,18 @@ func TestSameSeedSameSequences(t *testing.T) {
 			t.Fatal(errA, errB)
 		}
 		if a != b {
-			t.Errorf("%s: same seed, different sequences:\n%s", sc.Name, diff(a, b))
+			t.Errorf("%s: same seed, different sequences:\n%s", sc.Name, diff(a, b, "first run", "second run"))
 		}
 	}
 }
 
-// diff shows both versions of the first entity that differs.
-func diff(want, got string) string {
+// diff shows both versions (labelled wantName, gotName) of the first
+// entity that differs.
+func diff(want, got, wantName, gotName string) string {
 	w, g := sections(want), sections(got)
 	for _, k := range append(keys(w), keys(g)...) {
 		if w[k] != g[k] {
-			return "== " + k + "\n-- real:\n" + w[k] + "-- simulator:\n" + g[k]
+			return "== " + k + "\n-- " + wantName + ":\n" + w[k] + "-- " + gotName + ":\n" + g[k]
 		}
 	}
 	return "(equal)"
