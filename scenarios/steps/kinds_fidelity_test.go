@@ -35,7 +35,8 @@ func TestKindsFidelityAgainstRecordedTraces(t *testing.T) {
 		}
 		real, err := LoadTrace(kindsTraces, o.Scenario)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("no recorded real trace of %q (re-record: make fidelity ARGS='-godog.tags=@kinds', copy artifacts/traces/real/%s.jsonl to %s): %v",
+				o.Scenario, Slug(o.Scenario), kindsTraces, err)
 		}
 		s := fidelity.Scenario{Name: o.Scenario, Sim: o.History.Events(), Real: real}
 		scenarios = append(scenarios, s)
