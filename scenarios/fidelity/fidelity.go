@@ -8,7 +8,6 @@ package fidelity
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -231,12 +230,50 @@ func (d Difference) Verdict() string {
 }
 
 // sameSharedOrder reports whether the states a and b have in common come
-// in the same order in both: a restricted to b's states equals b
-// restricted to a's (repeats included).
+// in the same order in both: restricted to the states they share, the two
+// have a common subsequence holding every state as often as the side that
+// shows it less often does (a longest common subsequence of length
+// Σ min(count in a, count in b)). A repeat one backend shows and the other
+// does not — a transient status a second rollout passes through on one
+// side only — is grain; two shared states swapped are not.
 // Sequences with no state in common share no order: they disagree.
 func sameSharedOrder(a, b []string) bool {
-	shared := restrict(a, b)
-	return len(shared) > 0 && slices.Equal(shared, restrict(b, a))
+	ra, rb := restrict(a, b), restrict(b, a)
+	if len(ra) == 0 {
+		return false
+	}
+	count := map[string][2]int{}
+	for _, x := range ra {
+		c := count[x]
+		c[0]++
+		count[x] = c
+	}
+	for _, x := range rb {
+		c := count[x]
+		c[1]++
+		count[x] = c
+	}
+	want := 0
+	for _, c := range count {
+		want += min(c[0], c[1])
+	}
+	return lcs(ra, rb) == want
+}
+
+// lcs is the length of a longest common subsequence of a and b.
+func lcs(a, b []string) int {
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for i := range a {
+		for j := range b {
+			if a[i] == b[j] {
+				cur[j+1] = prev[j] + 1
+			} else {
+				cur[j+1] = max(prev[j+1], cur[j])
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // restrict is a without the states that do not occur in b.

@@ -74,6 +74,17 @@ func TestCompareEachRefinesTheOther(t *testing.T) {
 	d = Compare((&log{}).status(0).status(1).status(2).events, swapped.events)[0]
 	assert.Equal(t, "no, from state 2", d.Verdict())
 
+	// Two rollouts through the same states: a transient state the second
+	// rollout shows on one backend only (C14) is grain ...
+	twice := (&log{}).status(0).status(1).status(2).status(0).status(1).status(2)
+	once := (&log{}).status(0).status(1).status(2).status(0).status(4).status(2)
+	d = Compare(twice.events, once.events)[0]
+	assert.True(t, d.Grain(), d.Verdict())
+	// ... but a second rollout whose shared states come swapped is not.
+	swappedLater := (&log{}).status(0).status(1).status(2).status(0).status(2).status(1)
+	d = Compare(twice.events, swappedLater.events)[0]
+	assert.False(t, d.Grain(), d.Verdict())
+
 	var out bytes.Buffer
 	require.NoError(t, WriteReport(&out, []Scenario{{Name: "s", Sim: sim.events, Real: real.events}}))
 	assert.Contains(t, out.String(), "0 of 1 sequences agree state for state; 1 more differ only in grain (one backend adds intermediate states; in 1 of them each adds its own, the shared states in one order); 0 disagree in order.")
