@@ -182,7 +182,7 @@ func podState(e eventlog.Event) string {
 type Difference struct {
 	Entity    string
 	Kind      string // as Sequence.Kind
-	Sim, Real int // number of states
+	Sim, Real int    // number of states
 	// Index is the first differing state (0-based); -1 when they agree.
 	Index            int
 	SimState, RealAt string
@@ -211,7 +211,9 @@ func (d Difference) Agree() bool { return d.Index < 0 }
 // Grain reports whether the sequences differ only in grain: not equal, but
 // one refines the other or each adds its own states, the shared ones in
 // one order.
-func (d Difference) Grain() bool { return !d.Agree() && (d.RealRefines || d.SimRefines || d.BothRefine) }
+func (d Difference) Grain() bool {
+	return !d.Agree() && (d.RealRefines || d.SimRefines || d.BothRefine)
+}
 
 // Verdict is "yes", "real refines sim", "sim refines real", "each refines
 // the other" or "no, from state N".
