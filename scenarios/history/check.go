@@ -127,7 +127,7 @@ func Operations(h History) ([]step, []porcupine.Operation) {
 	var all []placed
 	// keys are "rv/<eventlog.WorkloadKey>"
 	written := map[string]string{} // the template hash a DeploymentWrite fact committed
-	own := map[string][]Fact{}      // the Deployment* facts of a workload at one rv
+	own := map[string][]Fact{}     // the Deployment* facts of a workload at one rv
 	for _, f := range h.Facts {
 		if !strings.HasPrefix(f.Event.Event, "Deployment") {
 			continue
