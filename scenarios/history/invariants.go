@@ -184,7 +184,7 @@ func componentTerminal(events []eventlog.Event) []Violation {
 		key := e.Namespace + "/" + e.Name + "/" + comp
 		p, seen := prev[key]
 		prev[key] = last{phase, e.Generation}
-		if !seen || e.Generation != p.gen || phase == p.phase {
+		if !seen || e.Generation != p.gen || phase == p.phase || unknownGeneration(p.gen, e.Generation, phase) {
 			continue
 		}
 		if recovery(p.phase, phase, recovered[fmt.Sprintf("%s/%s@%d", e.Namespace, e.Name, e.Generation)]) {
@@ -212,6 +212,14 @@ func recovery(prev, next string, upgradeRecovered bool) bool {
 	return false
 }
 
+// unknownGeneration says whether a move to phase may start a new
+// generation the log cannot show: a plain event log (not a detailed one)
+// records no generation (0), so a return to Pending — what a spec change,
+// or a deleted and recreated upgrade, starts with — is not judged.
+func unknownGeneration(prev, next int64, phase string) bool {
+	return prev == 0 && next == 0 && phase == string(upgradesv1alpha1.PhasePending)
+}
+
 func phaseMonotone(events []eventlog.Event) []Violation {
 	type last struct {
 		phase string
@@ -226,7 +234,7 @@ func phaseMonotone(events []eventlog.Event) []Violation {
 		key := e.Namespace + "/" + e.Name
 		p, seen := prev[key]
 		prev[key] = last{e.Phase, e.Generation}
-		if !seen || e.Generation != p.gen {
+		if !seen || e.Generation != p.gen || unknownGeneration(p.gen, e.Generation, e.Phase) {
 			continue
 		}
 		switch {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
 
@@ -23,6 +24,15 @@ type Input struct {
 	// set), the ones the runner read at the end. Recorded calls add the
 	// graphs their reconciles read.
 	Upgrades []UpgradeSpec
+}
+
+// SpecsOf are the graphs of upgrades (at v1beta1, the hub) for Input.Upgrades.
+func SpecsOf(upgrades []upgradesv1beta1.ApplicationUpgrade) []UpgradeSpec {
+	out := make([]UpgradeSpec, len(upgrades))
+	for i := range upgrades {
+		out[i] = *specOf(&upgrades[i])
+	}
+	return out
 }
 
 // FromEvents is a History of an event log alone: one fact per event, in
@@ -163,4 +173,20 @@ func (r *Result) Summary() string {
 		return fmt.Sprintf("%s: %s", r.Violations[0].Check, r.Violations[0].Message)
 	}
 	return fmt.Sprintf("porcupine: history is %s under the ordering model", r.Linearizable)
+}
+
+// Lines are r's failures one a line, "porcupine: ..." and "<check>: ...",
+// leaving out the invariants named in skip (a runner that reports the
+// per-edge ordering by itself skips CheckOrdering).
+func (r *Result) Lines(skip ...string) []string {
+	var out []string
+	if r.Linearizable != porcupine.Ok {
+		out = append(out, fmt.Sprintf("porcupine: history is %s under the ordering model: %s", r.Linearizable, r.Illegal))
+	}
+	for _, v := range r.Violations {
+		if !slices.Contains(skip, v.Check) {
+			out = append(out, v.Check+": "+v.Message)
+		}
+	}
+	return out
 }
