@@ -2,12 +2,17 @@ package history
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/anishathalye/porcupine"
 
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
@@ -189,4 +194,56 @@ func (r *Result) Lines(skip ...string) []string {
 		}
 	}
 	return out
+}
+
+// AlphaSpecs are the graphs of v1alpha1 upgrades (converted to the hub)
+// for Input.Upgrades; an upgrade that does not convert is left out.
+func AlphaSpecs(upgrades []upgradesv1alpha1.ApplicationUpgrade) []UpgradeSpec {
+	var out []UpgradeSpec
+	for i := range upgrades {
+		hub := &upgradesv1beta1.ApplicationUpgrade{}
+		if err := upgrades[i].ConvertTo(hub); err == nil {
+			out = append(out, *specOf(hub))
+		}
+	}
+	return out
+}
+
+// JudgeEvents is Judge of an event log alone (no recorded calls) and the
+// upgrades' graphs: what a real-cluster runner (make demo, the e2e, the
+// bench) has.
+func JudgeEvents(events []eventlog.Event, upgrades []UpgradeSpec) *Result {
+	return Judge(Input{History: FromEvents(events), Upgrades: upgrades})
+}
+
+// ArtifactsBeside is the artifacts folder of a failing run whose event log
+// is at eventLog: "<eventLog without its extension>-artifacts" beside it,
+// or, without an event log file, a new folder in the system's temporary
+// folder named after name.
+func ArtifactsBeside(eventLog, name string) (string, error) {
+	if eventLog != "" {
+		return strings.TrimSuffix(eventLog, filepath.Ext(eventLog)) + "-artifacts", nil
+	}
+	dir, err := os.MkdirTemp("", name+"-artifacts-")
+	if err != nil {
+		return "", fmt.Errorf("create artifacts folder: %w", err)
+	}
+	return dir, nil
+}
+
+// Failure is r's error with the artifacts of a failure written beside
+// eventLog (ArtifactsBeside) and their paths: nil when r passed.
+func (r *Result) Failure(eventLog, name, notes string) error {
+	if r.OK() {
+		return nil
+	}
+	err := r.Err()
+	dir, derr := ArtifactsBeside(eventLog, name)
+	if derr == nil {
+		derr = r.WriteArtifacts(dir, r.history, notes)
+	}
+	if derr != nil {
+		return errors.Join(err, derr)
+	}
+	return fmt.Errorf("%w\nartifacts: %s", err, strings.Join(ArtifactPaths(dir), " "))
 }

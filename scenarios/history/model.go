@@ -470,6 +470,10 @@ func describeFact(e eventlog.Event) string {
 
 func describeOp(o *Op) string {
 	var b strings.Builder
+	if o.FromLog {
+		fmt.Fprintf(&b, "%s %s written (event log, rv %s) → %s", strings.ToLower(o.Kind), o.Name, o.RV, strings.Join(o.Images, ","))
+		return b.String()
+	}
 	fmt.Fprintf(&b, "#%d r%d/%d %s %s", o.ID, o.Replica, o.Reconcile, o.Verb, strings.ToLower(o.Kind))
 	if o.Sub != "" {
 		b.WriteString("/" + o.Sub)
