@@ -89,6 +89,9 @@ func runSeeds(ctx context.Context, o options, scenarioSet bool, stdout, stderr i
 	err := printSweep(stdout, res, "")
 	if err != nil {
 		// the failing seeds' artifacts (replayed: a batch keeps no event log)
+		if len(sums) > 0 {
+			fmt.Fprintln(stderr)
+		}
 		n := 0
 		for _, s := range sums {
 			if !s.Failed() || s.Err != nil || n == maxListed {
@@ -99,7 +102,8 @@ func runSeeds(ctx context.Context, o options, scenarioSet bool, stdout, stderr i
 			if aerr != nil {
 				return errors.Join(err, aerr)
 			}
-			fmt.Fprintf(stdout, "seed %d %s\n", s.Schedule.Seed, line)
+			// on stderr: stdout stays the summary simulate merge reproduces
+			fmt.Fprintf(stderr, "seed %d %s\n", s.Schedule.Seed, line)
 		}
 	}
 	return err
