@@ -314,10 +314,11 @@ func verdictOf(res *simrun.Result, o options) error {
 }
 
 // withArtifacts is verr with the line naming the artifacts of res it
-// wrote (writeArtifacts), or verr as is when there is no failure.
+// wrote (writeArtifacts) when verr is a violation; any other verdict (an
+// upgrade not completed: the product's own verdict, one line) as is.
 func withArtifacts(verr error, res *simrun.Result, dir, notes string) error {
-	if verr == nil {
-		return nil
+	if exitCode(verr) != exitViolation {
+		return verr
 	}
 	line, err := writeArtifacts(dir, res, notes)
 	if err != nil {
