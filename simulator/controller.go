@@ -169,7 +169,18 @@ func (c *Controller) Restart() {
 	c.initialList()
 }
 
+// ProcessState is implemented by a reconciler that keeps memory between
+// reconciles which its process loses when it dies (a back-off, a cache of
+// its own): the controller calls ForgetProcessState when it crashes or
+// restarts, as a real restart starts a new process.
+type ProcessState interface {
+	ForgetProcessState()
+}
+
 func (c *Controller) reset() {
+	if p, ok := c.r.(ProcessState); ok {
+		p.ForgetProcessState()
+	}
 	c.epoch++
 	c.queue = nil
 	c.queued = map[reconcile.Request]bool{}

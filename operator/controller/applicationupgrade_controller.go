@@ -38,7 +38,7 @@ type DecideFunc func(appupgrade.Graph) appupgrade.Plan
 // get → observe every component → appupgrade.Decide → the plan's image
 // writes → one status patch. Nothing that decides is kept between
 // reconciles; the only in-process memory is the handoff metric's start times
-// (readyMarks).
+// (readyMarks) and the back-off after a failed write (writeHolds).
 type ApplicationUpgradeReconciler struct {
 	// Client reads (normally from the cache) and writes.
 	Client client.Client
@@ -69,6 +69,9 @@ type ApplicationUpgradeReconciler struct {
 	// Impersonate builds the clients for ServiceAccounts; nil refuses
 	// upgrades that need one (see deploymentClient).
 	Impersonate ImpersonateFunc
+
+	// holds is the back-off after a failed image write (writeHolds).
+	holds *writeHolds
 }
 
 // +kubebuilder:rbac:groups=upgrades.lunadas.dev,resources=applicationupgrades,verbs=get;list;watch
@@ -86,10 +89,18 @@ type ApplicationUpgradeReconciler struct {
 func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var u v1beta1.ApplicationUpgrade
 	if err := r.Client.Get(ctx, req.NamespacedName, &u); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.writeHolds().clear(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if u.DeletionTimestamp != nil {
+		r.writeHolds().clear(req.NamespacedName)
 		return ctrl.Result{}, nil
+	}
+	if wait := r.writeHolds().wait(req.NamespacedName, u.Generation, r.now()); wait > 0 {
+		// Woken by a watch event during the back-off of a failed write.
+		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	g, err := r.observeGraph(ctx, &u)
 	if err != nil {
@@ -102,36 +113,48 @@ func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.R
 	plan := decide(g)
 	r.markReady(&u, g, plan)
 	res := r.performWrites(ctx, &u, g, &plan)
+	var backoff time.Duration
+	if res.err != nil {
+		backoff = r.writeHolds().failed(req.NamespacedName, u.Generation, r.now())
+	}
 	if res.err != nil && len(res.written) == 0 && len(res.refused) == 0 {
 		// Nothing changed: no status patch, whose watch event would retry at
 		// once and defeat the workqueue's back-off.
-		return quietOnConflict(ctx, res.err)
+		return quietOnConflict(ctx, res.err, backoff)
 	}
 	if err := r.patchStatus(ctx, &u, g, plan, res.written, res.refused); err != nil {
+		if res.err == nil {
+			backoff = r.writeHolds().failed(req.NamespacedName, u.Generation, r.now())
+		}
 		if res.err == nil && apierrors.IsConflict(err) {
 			// The upgrade changed since it was read (routine: its own
 			// previous status patch had not reached the cache yet). Retry
-			// with back-off, quietly: "Reconciler error" is for real faults.
-			log.FromContext(ctx).V(1).Info("applicationupgrade changed since it was read; retrying", "error", err.Error())
-			return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // rate-limited requeue, honoured by controller-runtime
+			// after the back-off, quietly: "Reconciler error" is for real
+			// faults.
+			log.FromContext(ctx).V(1).Info("applicationupgrade changed since it was read; retrying", "error", err.Error(), "after", backoff.String())
+			return ctrl.Result{RequeueAfter: backoff}, nil
 		}
 		return ctrl.Result{}, errors.Join(res.err, err)
+	}
+	if res.err == nil {
+		r.writeHolds().clear(req.NamespacedName) // every write of the pass and its status patch succeeded
 	}
 	if res.gaveUp {
 		return ctrl.Result{}, nil // Failed: nothing to retry
 	}
-	return quietOnConflict(ctx, res.err)
+	return quietOnConflict(ctx, res.err, backoff)
 }
 
 // quietOnConflict returns err for controller-runtime's back-off, except a
 // 409 Conflict of an image write (the workload changed since the
 // reconcile read it: routine right after a tool or a person wrote it):
-// that is retried with the same rate-limited back-off, logged at V(1)
-// rather than as a "Reconciler error", which is for real faults.
-func quietOnConflict(ctx context.Context, err error) (ctrl.Result, error) {
+// that is retried after backoff (the write hold's, which a watch event
+// does not shorten), logged at V(1) rather than as a "Reconciler error",
+// which is for real faults.
+func quietOnConflict(ctx context.Context, err error, backoff time.Duration) (ctrl.Result, error) {
 	if err != nil && apierrors.IsConflict(err) {
-		log.FromContext(ctx).V(1).Info("a workload changed since it was read; retrying", "error", err.Error())
-		return ctrl.Result{Requeue: true}, nil //nolint:staticcheck // rate-limited requeue, honoured by controller-runtime
+		log.FromContext(ctx).V(1).Info("a workload changed since it was read; retrying", "error", err.Error(), "after", backoff.String())
+		return ctrl.Result{RequeueAfter: backoff}, nil
 	}
 	return ctrl.Result{}, err
 }

@@ -143,12 +143,29 @@ func (w *world) reconcile(name string) v1.Phase {
 	return w.alpha(name).Status.Phase
 }
 
-// pass runs one reconcile of upgrade name and returns the v1beta1 object.
+// pass runs one reconcile of upgrade name, as the workqueue would: after
+// the back-off of a failed write (afterBackOff), and returns the v1beta1
+// object.
 func (w *world) pass(name string) *v1beta1.ApplicationUpgrade {
 	w.t.Helper()
+	w.afterBackOff(name)
 	_, err := w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}})
 	require.NoError(w.t, err)
 	return w.beta(name)
+}
+
+// afterBackOff moves the clock past the back-off a failed write left on
+// upgrade name (writeHolds), as the workqueue's retry would wait; no-op
+// without one.
+func (w *world) afterBackOff(name string) {
+	if clk, ok := w.r.Clock.(*clocktesting.FakeClock); ok && w.r.holds != nil {
+		w.r.holds.mu.Lock()
+		hold := w.r.holds.m[client.ObjectKey{Namespace: ns, Name: name}]
+		w.r.holds.mu.Unlock()
+		if d := hold.until.Sub(clk.Now()); d > 0 {
+			clk.Step(d)
+		}
+	}
 }
 
 func (w *world) beta(name string) *v1beta1.ApplicationUpgrade {

@@ -169,7 +169,9 @@ func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Dep
 	if assess == nil {
 		assess = rollout.Assess
 	}
-	return assess(d, rss.Items, pods.Items, r.AssessOptions), nil
+	opts := r.AssessOptions
+	opts.Now = r.now()
+	return assess(d, rss.Items, pods.Items, opts), nil
 }
 
 // claimedBy returns namespace/name of the oldest unfinished

@@ -45,6 +45,7 @@ func refuseWrites(w *world, err error) *int {
 }
 
 func reconcileErr(w *world, name string) error {
+	w.afterBackOff(name)
 	_, err := w.r.Reconcile(context.Background(), ctrlRequest{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}})
 	return err
 }
@@ -115,12 +116,13 @@ func TestTransientWriteErrorsKeepRetrying(t *testing.T) {
 			w.pass("g")
 			refuseWrites(w, err)
 			for i := 0; i < 2*MaxRefusedWrites; i++ {
+				w.afterBackOff("g")
 				res, rerr := w.r.Reconcile(context.Background(), ctrlRequest{NamespacedName: client.ObjectKey{Namespace: ns, Name: "g"}})
 				if name == "conflict" {
 					// Routine (the Deployment changed since it was read):
-					// requeued with back-off, not a "Reconciler error".
+					// requeued after the back-off, not a "Reconciler error".
 					require.NoError(t, rerr)
-					require.True(t, res.Requeue) //nolint:staticcheck // what controller-runtime honours
+					require.Equal(t, writeBackoff(i), res.RequeueAfter)
 				} else {
 					require.Error(t, rerr)
 				}

@@ -99,16 +99,28 @@ func ReplicaSetChanged(o, n *appsv1.ReplicaSet) bool {
 // PodChanged reports whether an update of a pod from o to n changes what
 // the reconciler reads of a pod (StripPod keeps more): its labels (template
 // hash, revision), annotations, owner references, deletion, node (a
-// DaemonSet's pod per node), and for every init and regular container its
-// name, restart count and waiting reason and message (the failure
-// classification, rollout/failure.go). Scheduling conditions, readiness,
-// phase, addresses and start times are dropped: the assessment takes the
-// counts of ready and available pods from the workload's status, whose
-// update is its own event.
+// DaemonSet's pod per node), its Ready condition's status and transition
+// time (the pod-list rule, rollout.Assess), and for every init and regular
+// container its name, restart count and waiting reason and message (the
+// failure classification, rollout/failure.go). Scheduling and other
+// conditions, phase, addresses, container states other than waiting and
+// start times are dropped.
 func PodChanged(o, n *corev1.Pod) bool {
 	return metaChanged(&o.ObjectMeta, &n.ObjectMeta) || o.Spec.NodeName != n.Spec.NodeName ||
+		readyCondition(o) != readyCondition(n) ||
 		containersChanged(o.Status.InitContainerStatuses, n.Status.InitContainerStatuses) ||
 		containersChanged(o.Status.ContainerStatuses, n.Status.ContainerStatuses)
+}
+
+// readyCondition is the pod's Ready condition's status and transition
+// time ("" and zero when it has none).
+func readyCondition(p *corev1.Pod) [2]string {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return [2]string{string(c.Status), c.LastTransitionTime.UTC().String()}
+		}
+	}
+	return [2]string{}
 }
 
 func containersChanged(o, n []corev1.ContainerStatus) bool {

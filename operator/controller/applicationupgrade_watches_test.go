@@ -20,14 +20,22 @@ import (
 )
 
 // kubeletOnly applies, with rng, the changes a kubelet or scheduler makes
-// that PodChanged drops: conditions (types, statuses, times), phase,
-// addresses, start times, and a container's readiness, start and
-// running/terminated state. It never touches a waiting container.
+// that PodChanged drops: conditions other than Ready, the Ready
+// condition's probe time, phase, addresses, start times, and a container's
+// readiness, start and running/terminated state. It never touches a
+// waiting container.
 func kubeletOnly(rng *rand.Rand, p *corev1.Pod) {
 	t := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, rng.Intn(60), 0, time.UTC))
 	st := corev1.ConditionStatus([]string{"True", "False", "Unknown"}[rng.Intn(3)])
-	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: t},
-		{Type: corev1.PodReady, Status: st, LastProbeTime: t}}[:rng.Intn(3)]
+	conds := []corev1.PodCondition{{Type: corev1.PodScheduled, Status: st, LastTransitionTime: t},
+		{Type: corev1.ContainersReady, Status: st, LastTransitionTime: t}}[:rng.Intn(3)]
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			c.LastProbeTime = t
+			conds = append(conds, c)
+		}
+	}
+	p.Status.Conditions = conds
 	p.Status.Phase = []corev1.PodPhase{corev1.PodPending, corev1.PodRunning, corev1.PodSucceeded, corev1.PodFailed}[rng.Intn(4)]
 	p.Status.PodIP = fmt.Sprintf("10.0.0.%d", rng.Intn(250))
 	p.Status.StartTime = &t
@@ -60,16 +68,17 @@ func TestPodPredicateDropsOnlyWhatAssessIgnores(t *testing.T) {
 			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "w", Image: "w:v2"}}}}},
 		Status: appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2},
 	}
-	rs := func(hash, image string, minute int) appsv1.ReplicaSet {
+	rs := func(hash, image string, minute int, replicas int32) appsv1.ReplicaSet {
 		tpl := *d.Spec.Template.DeepCopy()
 		tpl.Spec.Containers[0].Image = image
 		tpl.Labels = map[string]string{"app": "w", appsv1.DefaultDeploymentUniqueLabelKey: hash}
-		return appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w-" + hash, UID: types.UID("w-" + hash),
+		return appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "w-" + hash, UID: types.UID("w-" + hash), Labels: tpl.Labels,
 			CreationTimestamp: metav1.NewTime(time.Date(2026, 1, 1, 0, minute, 0, 0, time.UTC)),
 			OwnerReferences:   []metav1.OwnerReference{{Kind: "Deployment", Name: "w", UID: "d", Controller: ptr.To(true)}}},
-			Spec: appsv1.ReplicaSetSpec{Template: tpl}}
+			Spec: appsv1.ReplicaSetSpec{Replicas: ptr.To(replicas), Template: tpl}}
 	}
-	rss := []appsv1.ReplicaSet{rs("old", "w:v1", 0), rs("new", "w:v2", 1)}
+	rss := []appsv1.ReplicaSet{rs("old", "w:v1", 0, 0), rs("new", "w:v2", 1, 2)}
+	rolled := 0
 	for run := 0; run < runs; run++ {
 		var pods []corev1.Pod
 		for i, n := 0, 1+rng.Intn(3); i < n; i++ {
@@ -86,17 +95,32 @@ func TestPodPredicateDropsOnlyWhatAssessIgnores(t *testing.T) {
 					Reason: []string{"ErrImagePull", "CrashLoopBackOff", "ContainerCreating"}[rng.Intn(3)]}
 				p.Status.ContainerStatuses[0].RestartCount = int32(rng.Intn(8))
 			}
+			if rng.Intn(2) == 0 {
+				p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue,
+					LastTransitionTime: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, rng.Intn(60), 0, time.UTC))}}
+			}
 			kubeletOnly(rng, &p)
 			pods = append(pods, p)
 		}
-		before := rollout.Assess(d, rss, pods, rollout.Options{})
+		if rng.Intn(2) == 0 { // the counters lag: the pod-list rule decides
+			d.Status.Replicas = 3
+		} else {
+			d.Status.Replicas = 2
+		}
+		opts := rollout.Options{Now: time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)}
+		before := rollout.Assess(d, rss, pods, opts)
 		i := rng.Intn(len(pods))
 		old := pods[i].DeepCopy()
 		kubeletOnly(rng, &pods[i])
 		require.False(t, PodChanged(old, &pods[i]), "seed %d run %d: a kubelet-only change passed the predicate", seed, run)
-		require.Equal(t, before, rollout.Assess(d, rss, pods, rollout.Options{}),
+		if before.State == rollout.Rolled && d.Status.Replicas == 3 {
+			rolled++
+		}
+		require.Equal(t, before, rollout.Assess(d, rss, pods, opts),
 			"seed %d run %d: a change the predicate drops changed the verdict (replay: go test ./operator/controller -run %s)", seed, run, t.Name())
 	}
+
+	require.Positive(t, rolled, "seed %d: the pod-list rule never decided", seed)
 
 	base := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Labels: map[string]string{"h": "1"}},
 		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{Name: "w"}}}}

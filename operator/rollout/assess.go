@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"sort"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +20,10 @@ type Options struct {
 	// MaxRestarts: a new pod waiting in CrashLoopBackOff with at least this
 	// many restarts fails the rollout. 0 means DefaultMaxRestarts.
 	MaxRestarts int32
+	// Now is the time the pod-list rule judges availability at when the
+	// Deployment has minReadySeconds > 0 (podsSettled); zero disables the
+	// rule for such Deployments.
+	Now time.Time
 }
 
 // Assess decides whether d is fully rolled out, from the Deployment, the
@@ -46,6 +51,11 @@ type Options struct {
 //     ReplicaSet's and no terminating pod — the check that still holds where
 //     the counters exclude terminating pods (Cluster API's pattern).
 //
+// Where the Deployment controller's status lags (a busy
+// kube-controller-manager), 3–4 are taken from the objects it has already
+// written instead: podsSettled, the pod-list rule, applies only once the
+// generation is observed, and says what the counters are about to say.
+//
 // Pods controlled by a ReplicaSet that d does not own are ignored. Assess never
 // mutates its arguments.
 func Assess(d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods []corev1.Pod, opts Options) Verdict {
@@ -72,11 +82,14 @@ func Assess(d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods []corev1.Pod, op
 	if d.Spec.Paused {
 		return progressing(ReasonDeploymentPaused, "deployment %s/%s is paused: resume it to continue the rollout", d.Namespace, d.Name)
 	}
-	if v, done := counters(d); !done {
-		return v
-	}
 	if newRS == nil {
+		if v, done := counters(d); !done {
+			return v
+		}
 		return progressing(ReasonNewReplicaSetNotFound, "no ReplicaSet of deployment %s/%s matches its pod template yet", d.Namespace, d.Name)
+	}
+	if v, done := counters(d); !done && !podsSettled(d, owned, newRS, mine, newHash, opts.Now) {
+		return v
 	}
 	return podsGone(d, mine, newHash)
 }

@@ -38,6 +38,7 @@ func (in *Injector) startElection() {
 		return
 	}
 	r1 := *in.base
+	r1.ForgetProcessState() // another process: none of replica 0's memory
 	r1.Client = &opClient{Client: p1.writer, p: p1}
 	p1.ctl = in.sim.AddController("applicationupgrade-1", &r1, simrun.OperatorWatches(in.sim)...)
 	p1.ctl.Crash() // standing by until it holds the lease

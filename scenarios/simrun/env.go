@@ -139,10 +139,20 @@ func (e *Env) AddOperator(name string, customize func(*controller.ApplicationUpg
 	}
 	var rec reconcile.Reconciler = r
 	if wrap != nil {
-		rec = wrap(r)
+		rec = process{Reconciler: wrap(r), forget: r.ForgetProcessState}
 	}
 	return e.Sim.AddController(name, rec, OperatorWatches(e.Sim)...)
 }
+
+// process is a wrapped reconciler that still loses its process state
+// (simulator.ProcessState) when the simulator crashes its process.
+type process struct {
+	reconcile.Reconciler
+	forget func()
+}
+
+// ForgetProcessState forgets the wrapped reconciler's process state.
+func (p process) ForgetProcessState() { p.forget() }
 
 // OperatorWatches are the manager's watches (controller.Mapper.Watches,
 // predicates included) as simulator watches reading sim's store.
