@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
 	"github.com/lunadas/upgrade-operator/scenarios/shrink"
@@ -78,6 +79,13 @@ func runFaults(ctx context.Context, o options, scenarioSet bool, stdout io.Write
 		fmt.Fprintf(stdout, "  - %s\n", v)
 	}
 	cmd := s.Command(runFlags(o)...)
+	if out.Result != nil {
+		line, err := writeArtifacts(artifactsDir(o, s.Seed, s.Scenario), out.Result, "replay: "+cmd+"\n"+strings.Join(out.Violations, "\n"))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, line)
+	}
 	if !o.noShrink && len(s.Faults) > 0 {
 		small, runs := shrinkSchedule(ctx, s, objs, o, out.FailureClass())
 		fmt.Fprintf(stdout, "shrunk from %d to %d fault(s) in %d runs\n", len(s.Faults), len(small.Faults), runs)

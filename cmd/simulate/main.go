@@ -253,7 +253,7 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 		if err := writeJSON(stdout, res, o, verr); err != nil {
 			return err
 		}
-		return verr
+		return withArtifacts(verr, res, artifactsDir(o, o.seed, ""), "replay: "+replay(o))
 	}
 	return verdict(res, o, stdout)
 }
@@ -277,28 +277,52 @@ func hasUpgrade(objs []clientObject) bool {
 	return false
 }
 
-// verdict fails on an ordering violation first, then on an upgrade that is
-// not Completed, with the command that replays the run.
+// verdict fails on a violation first, then on an upgrade that is not
+// Completed, with the command that replays the run and the artifacts
+// written for it (artifactsDir).
 func verdict(res *simrun.Result, o options, stdout io.Writer) error {
 	if err := verdictOf(res, o); err != nil {
-		return err
+		return withArtifacts(err, res, artifactsDir(o, o.seed, ""), "replay: "+replay(o))
 	}
 	fmt.Fprintf(stdout, "OK: %d upgrade(s) completed in %s virtual, no ordering violation (seed %d)\n", len(res.Upgrades), res.Elapsed, o.seed)
 	return nil
 }
 
-// verdictOf is checks.Verdict with its exit code: exitViolation when any
-// upgrade's report has a violation, else exitNotComplete.
+// verdictOf is the one judge's verdict (simrun.Result.Judged: the
+// porcupine model, the invariants, every edge's ordering) and
+// checks.Verdict's (an upgrade not Completed), with its exit code:
+// exitViolation when the judge fails or an edge's report has a
+// violation, else exitNotComplete.
 func verdictOf(res *simrun.Result, o options) error {
 	err := checks.Verdict(res.Upgrades, res.Reports)
-	if err == nil {
-		return nil
-	}
 	code := exitNotComplete
 	for _, r := range res.Reports {
 		if len(r.Violations) > 0 {
 			code = exitViolation
 		}
 	}
+	if j := res.Judged; j != nil && !j.OK() {
+		if code != exitViolation {
+			err = fmt.Errorf("violation: %s", j.Summary())
+		}
+		code = exitViolation
+	}
+	if err == nil {
+		return nil
+	}
 	return withCode(code, fmt.Errorf("%w (replay: %s)", err, replay(o)))
+}
+
+// withArtifacts is verr with the line naming the artifacts of res it
+// wrote (writeArtifacts) when verr is a violation; any other verdict (an
+// upgrade not completed: the product's own verdict, one line) as is.
+func withArtifacts(verr error, res *simrun.Result, dir, notes string) error {
+	if exitCode(verr) != exitViolation {
+		return verr
+	}
+	line, err := writeArtifacts(dir, res, notes)
+	if err != nil {
+		return withCode(exitCode(verr), errors.Join(verr, err))
+	}
+	return withCode(exitCode(verr), fmt.Errorf("%w\n%s", verr, line))
 }

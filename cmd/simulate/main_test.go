@@ -233,6 +233,23 @@ func TestVerdictCodes(t *testing.T) {
 	assert.NoError(t, verdictOf(res, options{}))
 }
 
+// A violation's verdict names the one judge's artifacts, written beside
+// the event log; a run that only did not complete writes none.
+func TestViolationWritesTheJudgesArtifacts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "seed-1")
+	err := withArtifacts(withCode(exitViolation, errors.New("violation: porcupine: x")), &simrun.Result{}, dir, "replay: make simulate")
+	assert.Equal(t, exitViolation, exitCode(err))
+	assert.ErrorContains(t, err, "violation: porcupine: x\nartifacts: "+filepath.Join(dir, "porcupine.html")+" "+filepath.Join(dir, "timeline.svg"))
+	for _, f := range []string{"porcupine.html", "timeline.svg", "events.jsonl", "ops.jsonl", "verdict.txt"} {
+		assert.FileExists(t, filepath.Join(dir, f))
+	}
+	other := filepath.Join(t.TempDir(), "seed-2")
+	err = withArtifacts(withCode(exitNotComplete, errors.New("upgrade ended Failed")), &simrun.Result{}, other, "")
+	assert.EqualError(t, err, "upgrade ended Failed")
+	assert.NoDirExists(t, other)
+	assert.Equal(t, filepath.Join("logs", "simulate-artifacts", "seed-4-demo"), artifactsDir(options{events: filepath.Join("logs", "run.jsonl")}, 4, "demo"))
+}
+
 // -o json parses, carries the verdict, the exit code and per-edge handoffs;
 // manifests come from stdin with --manifests -.
 func TestSimulateJSONFromStdin(t *testing.T) {

@@ -12,14 +12,17 @@ import (
 // jsonResult is `-o json` of one run: the verdict, and per upgrade its
 // final phase and each dependency edge's handoff.
 type jsonResult struct {
-	Verdict        string        `json:"verdict"` // "ok", "ordering-violation", "not-completed"
-	ExitCode       int           `json:"exitCode"`
-	Error          string        `json:"error,omitempty"`
-	Seed           int64         `json:"seed"`
-	ElapsedSeconds float64       `json:"elapsedSeconds"` // virtual
-	Reconciles     int           `json:"reconciles"`
-	Replay         string        `json:"replay"`
-	Upgrades       []jsonUpgrade `json:"upgrades"`
+	Verdict        string  `json:"verdict"` // "ok", "ordering-violation", "not-completed"
+	ExitCode       int     `json:"exitCode"`
+	Error          string  `json:"error,omitempty"`
+	Seed           int64   `json:"seed"`
+	ElapsedSeconds float64 `json:"elapsedSeconds"` // virtual
+	Reconciles     int     `json:"reconciles"`
+	Replay         string  `json:"replay"`
+	// Judge is the one judge's first failure (history.Judge: porcupine,
+	// an invariant, an edge's ordering); omitted when it passed.
+	Judge    string        `json:"judge,omitempty"`
+	Upgrades []jsonUpgrade `json:"upgrades"`
 }
 
 type jsonUpgrade struct {
@@ -48,6 +51,9 @@ func writeJSON(w io.Writer, res *simrun.Result, o options, verdictErr error) err
 		Reconciles: res.Reconciles, Replay: replay(o), Upgrades: []jsonUpgrade{}}
 	if verdictErr != nil {
 		out.Error = verdictErr.Error()
+	}
+	if j := res.Judged; j != nil && !j.OK() {
+		out.Judge = j.Summary()
 	}
 	for _, u := range res.Upgrades {
 		key := u.Namespace + "/" + u.Name

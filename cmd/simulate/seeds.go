@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -85,7 +86,27 @@ func runSeeds(ctx context.Context, o options, scenarioSet bool, stdout, stderr i
 		}
 		return verr
 	}
-	return printSweep(stdout, res, "")
+	err := printSweep(stdout, res, "")
+	if err != nil {
+		// the failing seeds' artifacts (replayed: a batch keeps no event log)
+		if len(sums) > 0 {
+			fmt.Fprintln(stderr)
+		}
+		n := 0
+		for _, s := range sums {
+			if !s.Failed() || s.Err != nil || n == maxListed {
+				continue
+			}
+			n++
+			line, aerr := replayArtifacts(ctx, o, s.Schedule, cfg.Objects, s.Schedule.Command(runFlags(o)...))
+			if aerr != nil {
+				return errors.Join(err, aerr)
+			}
+			// on stderr: stdout stays the summary simulate merge reproduces
+			fmt.Fprintf(stderr, "seed %d %s\n", s.Schedule.Seed, line)
+		}
+	}
+	return err
 }
 
 // sweepVerdict is the verdict of res's runs: nil, or exitViolation naming

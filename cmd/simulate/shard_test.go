@@ -33,6 +33,10 @@ func shards(t *testing.T, n int, args ...string) []string {
 // timing matches the summary lines that measure this process, not the runs.
 var timing = regexp.MustCompile(`(?m)^(wall time|runs/s|virtual:wall) .*\n`)
 
+// artifactLines are the stderr lines (and the blank line before them)
+// naming the failing seeds' artifacts.
+var artifactLines = regexp.MustCompile(`\n(seed \d+ artifacts: [^\n]*\n)+`)
+
 func untimed(s string) string { return timing.ReplaceAllString(s, "") }
 
 // The union of n shards, merged, prints what the unsharded run prints
@@ -55,6 +59,8 @@ func TestMergedShardsEqualTheUnshardedRun(t *testing.T) {
 // missing): the merge lists the same failures, the same shrunk first
 // failure and fails with the same line and exit code as the whole run.
 func TestMergedFailingShardsEqualTheUnshardedRun(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // the failing seeds' artifacts go there
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(worker), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "up.yaml"), []byte(strings.Replace(upgrade, "%s", ", containerName: worker", 1)), 0o644))
@@ -64,6 +70,15 @@ func TestMergedFailingShardsEqualTheUnshardedRun(t *testing.T) {
 	assert.Equal(t, exitViolation, exitCode(wholeErr))
 	assert.Contains(t, whole, "failing runs (first 5 of 5)")
 	assert.Contains(t, whole, "shrunk from")
+	// the unsharded run replays its failing seeds for their artifacts
+	// (on stderr, which simulate() mixes in; a merge has no runs to replay)
+	for seed := 3; seed <= 7; seed++ {
+		d := filepath.Join(tmp, "simulate-artifacts", fmt.Sprintf("seed-%d-manifests", seed))
+		assert.Contains(t, whole, fmt.Sprintf("seed %d artifacts: %s", seed, filepath.Join(d, "porcupine.html")))
+		assert.FileExists(t, filepath.Join(d, "timeline.svg"))
+		assert.FileExists(t, filepath.Join(d, "events.jsonl"))
+	}
+	whole = artifactLines.ReplaceAllString(whole, "")
 
 	files := shards(t, 3, args...)
 	merged, err := simulate(t, append([]string{"merge"}, files...)...)

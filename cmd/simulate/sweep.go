@@ -57,7 +57,12 @@ func runSweep(ctx context.Context, o options, scenarioSet bool, stdout, stderr i
 		failed += len(rep.Failures)
 		for i, f := range rep.Failures {
 			if i < 3 {
-				fmt.Fprintf(stdout, "    %s\n    replay: %s\n", f.Violations[0], f.Schedule.Command(runFlags(o)...))
+				cmd := f.Schedule.Command(runFlags(o)...)
+				line, err := replayArtifacts(ctx, o, f.Schedule, t.objs, cmd)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "    %s\n    replay: %s\n    %s\n", f.Violations[0], cmd, line)
 			}
 			if first == nil {
 				first = &rep.Failures[i]

@@ -9,6 +9,7 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/history"
 )
 
 // Result is a finished case: the upgrade as it ended, the event log, the
@@ -26,6 +27,9 @@ type Result struct {
 	Events  []eventlog.Event
 	Trace   []TraceEntry
 	Report  checks.Report
+	// Judged is the one judge's verdict (history.Judge over Events and the
+	// upgrade's graph: the porcupine model, the invariants, the ordering).
+	Judged *history.Result
 }
 
 // Verify returns every way the result falls short of the case: phase,
@@ -48,6 +52,12 @@ func (r *Result) Verify() []error {
 	}
 	if n := len(r.Report.Violations); n > 0 {
 		fail("ordering violation (%d): %s", n, r.Report.Violations[0])
+	}
+	if r.Judged != nil {
+		// artifacts beside the event log, their paths in the error
+		if err := r.Judged.Failure(r.EventLog, "e2e", "case "+r.Case.ID); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	switch r.Case.WantPhase {
 	case upgradesv1alpha1.PhaseCompleted:

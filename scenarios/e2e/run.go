@@ -20,6 +20,7 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/history"
 	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
 )
 
@@ -161,6 +162,7 @@ func (run *Run) Wait(ctx context.Context, timeout time.Duration) (*Result, error
 		res.Upgrade = u
 	}
 	res.Report = checks.Ordering(res.Events, checks.Pair{Namespace: run.Namespace, Worker: WorkerName, API: APIName})
+	res.Judged = history.JudgeEvents(res.Events, history.AlphaSpecs([]upgradesv1alpha1.ApplicationUpgrade{res.Upgrade}))
 	return res, errors.Join(waitErr, run.rec.Err())
 }
 

@@ -77,6 +77,24 @@ func TestCountersOnlyMutantCaughtWithin1000Seeds(t *testing.T) {
 	s := firstFailure(t, mutants.CountersOnly.Policy.Customize)
 	assert.LessOrEqual(t, s.Schedule.Seed, int64(1000))
 	assert.Equal(t, "ordering violation", s.FailureClass(), "%v", s.Violations)
+	assert.True(t, slices.ContainsFunc(s.Violations, func(v string) bool { return strings.HasPrefix(v, "porcupine: history is Illegal") }),
+		"the one judge's model catches it too: %v", s.Violations)
+	t.Logf("caught at %s: %s", s.Schedule, s.Violations[0])
+}
+
+// TestAnyDependencyMutantCaughtBySeedsOnTheDiamond: the batch of
+// `simulate --seeds` over the diamond graph catches the any-dependency
+// mutant through the one judge (porcupine and the per-edge ordering).
+func TestAnyDependencyMutantCaughtBySeedsOnTheDiamond(t *testing.T) {
+	sums := faults.RunBatch(context.Background(), faults.BatchConfig{From: 1, N: 200, Scenarios: []string{"graph-diamond"},
+		Reconciler: mutants.AnyDependency.Policy.Customize, StopAtFirstFailure: true})
+	i := slices.IndexFunc(sums, faults.Summary.Failed)
+	require.GreaterOrEqual(t, i, 0, "not caught in %d seeds", len(sums))
+	s := sums[i]
+	assert.Equal(t, "ordering violation", s.FailureClass(), "%v", s.Violations)
+	assert.True(t, slices.ContainsFunc(s.Violations, func(v string) bool {
+		return strings.HasPrefix(v, "porcupine: history is Illegal") && strings.Contains(v, "is not fully rolled out")
+	}), "%v", s.Violations)
 	t.Logf("caught at %s: %s", s.Schedule, s.Violations[0])
 }
 

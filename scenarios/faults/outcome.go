@@ -16,6 +16,7 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/scenarios/history"
 	"github.com/lunadas/upgrade-operator/scenarios/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
@@ -238,7 +239,8 @@ func Run(ctx context.Context, cfg RunConfig) *Outcome {
 	return o
 }
 
-// judge collects every violation: ordering, the injector's (duplicate
+// judge collects every violation: ordering, the one judge's porcupine
+// model and invariants, the injector's (duplicate
 // writes, two writers, writes after deletion) and terminal states.
 func (o *Outcome) judge(in *Injector) {
 	res := o.Result
@@ -246,6 +248,10 @@ func (o *Outcome) judge(in *Injector) {
 		for _, v := range res.Reports[k].Violations {
 			o.Violations = append(o.Violations, fmt.Sprintf("ordering violation in %s: %s", k, v))
 		}
+	}
+	if res.Judged != nil {
+		// the one judge (history.Judge); its ordering is the Reports' above
+		o.Violations = append(o.Violations, res.Judged.Lines(history.CheckOrdering)...)
 	}
 	o.Violations = append(o.Violations, in.errs...)
 	got := map[string]*upgradesv1alpha1.ApplicationUpgrade{}

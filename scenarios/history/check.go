@@ -28,8 +28,10 @@ type Result struct {
 	// Violations are the plain invariants that failed.
 	Violations []Violation
 
-	ops  []porcupine.Operation
-	info porcupine.LinearizationInfo
+	ops     []porcupine.Operation
+	info    porcupine.LinearizationInfo // computed by visualization
+	infoSet bool
+	history History // as judged (with Judge's LogWrites)
 }
 
 // OK reports whether the history passed every check.
@@ -62,12 +64,13 @@ func (r *Result) Err() error {
 }
 
 // Check judges h: porcupine.CheckOperationsVerbose with Model, and the
-// plain invariants.
-func Check(h History) *Result {
+// plain invariants. Judge is Check for a runner's input.
+func Check(h History) *Result { return check(h, nil) }
+
+func check(h History, upgrades []UpgradeSpec) *Result {
 	steps, ops := Operations(h)
-	res, info := porcupine.CheckOperationsVerbose(Model, ops, CheckTimeout)
-	info.AddAnnotations(Annotations(h))
-	r := &Result{Linearizable: res, ops: ops, info: info, Violations: Invariants(h)}
+	res := porcupine.CheckOperationsTimeout(Model, ops, CheckTimeout)
+	r := &Result{Linearizable: res, ops: ops, Violations: invariants(h, upgrades), history: h}
 	if h.Incomplete != "" {
 		r.Violations = append([]Violation{{CheckComplete, h.Incomplete}}, r.Violations...)
 	}
@@ -122,25 +125,39 @@ func Operations(h History) ([]step, []porcupine.Operation) {
 		client    int
 	}
 	var all []placed
-	written := map[string]string{} // "rv/deployment" → the template hash a DeploymentWrite fact committed
+	// keys are "rv/<eventlog.WorkloadKey>"
+	written := map[string]string{} // the template hash a DeploymentWrite fact committed
+	own := map[string][]Fact{}     // the Deployment* facts of a workload at one rv
 	for _, f := range h.Facts {
-		if f.Event.Event == eventlog.DeploymentWrite {
-			written[f.RV+"/"+f.Name] = f.HashAfter
+		if !strings.HasPrefix(f.Event.Event, "Deployment") {
+			continue
 		}
+		k := f.RV + "/" + f.WorkloadKey()
+		if f.Event.Event == eventlog.DeploymentWrite {
+			written[k] = f.HashAfter
+		}
+		own[k] = append(own[k], f)
 	}
-	owned := map[string]bool{}  // "rv/deployment" written by an operator call
+	owned := map[string]bool{}  // written by an operator call
 	others := map[int64]int64{} // calls placed in a slot so far
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		rv, err := strconv.ParseUint(op.RV, 10, 64)
 		p := placed{s: step{op: op}, client: 3 + op.Replica}
-		if op.OK() && op.Write() && err == nil && rv > before(op.CallSeq) {
+		k := op.RV + "/" + workloadKeyOf(op)
+		switch {
+		case op.FromLog && err == nil:
+			// a write the log shows and no call recorded: at its rv
+			// whatever order the facts arrived in, judged before its facts
 			p.call, p.ret = slot(rv)-slotWidth, slot(rv)+slotWidth
-			if op.Kind == "Deployment" {
-				owned[op.RV+"/"+op.Name] = true
-				p.s.hash = written[op.RV+"/"+op.Name]
+			p.s.facts, owned[k] = own[k], true
+		case op.OK() && op.Write() && err == nil && rv > before(op.CallSeq):
+			p.call, p.ret = slot(rv)-slotWidth, slot(rv)+slotWidth
+			if isWorkload(op.Kind) {
+				owned[k] = true
+				p.s.hash = written[k]
 			}
-		} else {
+		default:
 			base := slot(before(op.ReturnSeq)) + 2*slotWidth
 			others[base]++
 			p.call, p.ret = base+others[base], base+others[base]
@@ -149,7 +166,7 @@ func Operations(h History) ([]step, []porcupine.Operation) {
 	}
 	groups := map[uint64][]Fact{}
 	for i, f := range h.Facts {
-		if owned[f.RV+"/"+f.Name] && strings.HasPrefix(f.Event.Event, "Deployment") {
+		if owned[f.RV+"/"+f.WorkloadKey()] && strings.HasPrefix(f.Event.Event, "Deployment") {
 			continue
 		}
 		groups[factRV[i]] = append(groups[factRV[i]], f)

@@ -110,7 +110,7 @@ func TestCompletedGraphClaimsEveryComponent(t *testing.T) {
 
 func TestGraphEdgesAreOrderingPairs(t *testing.T) {
 	b := diamondStart().graphWrite("db", "db:2")
-	got := pairs(b.h)
+	got := pairs(b.h, nil)
 	assert.Len(t, got, 4)
 	assert.Contains(t, fmtPairs(got), "indexer→api")
 	assert.Contains(t, fmtPairs(got), "db→worker")

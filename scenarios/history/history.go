@@ -9,6 +9,8 @@
 package history
 
 import (
+	"cmp"
+
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
 
@@ -25,7 +27,10 @@ type Fact struct {
 // callee and caller of a v1alpha1-shaped upgrade (two components, one
 // depending on the other); empty for other graphs.
 type UpgradeSpec struct {
-	Name        string `json:"name"`
+	Name string `json:"name"`
+	// Namespace is the upgrade's; "" where the recording did not say it
+	// (then the reconciled request's, or the call's, is used).
+	Namespace   string `json:"namespace,omitempty"`
 	Generation  int64  `json:"generation"`
 	Worker      string `json:"worker,omitempty"`
 	WorkerImage string `json:"workerImage,omitempty"`
@@ -40,9 +45,18 @@ type ComponentSpec struct {
 	Name       string `json:"name"`
 	Deployment string `json:"deployment"`
 	// Namespace is the Deployment's namespace when it is not the upgrade's.
-	Namespace string   `json:"namespace,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	// Kind is the workload's kind: "" for a Deployment, "StatefulSet"
+	// or "DaemonSet" (eventlog.Event.Kind).
+	Kind      string   `json:"kind,omitempty"`
 	Image     string   `json:"image"`
 	DependsOn []string `json:"dependsOn,omitempty"`
+}
+
+// key is the eventlog.WorkloadKey of c's workload in an upgrade of
+// namespace ns.
+func (c ComponentSpec) key(ns string) string {
+	return eventlog.WorkloadKey(c.Kind, cmp.Or(c.Namespace, ns), c.Deployment)
 }
 
 // Graph returns u's components: Components, or for a spec that names only
@@ -67,10 +81,19 @@ func (u *UpgradeSpec) Component(name string) (ComponentSpec, bool) {
 	return ComponentSpec{}, false
 }
 
-// ComponentOn returns the component whose Deployment is deployment, or false.
-func (u *UpgradeSpec) ComponentOn(deployment string) (ComponentSpec, bool) {
+// componentOn returns the component whose workload is the kind (""
+// or "Deployment" for a Deployment) named name in namespace (any when
+// ""), for an upgrade in namespace ns, or false.
+func (u *UpgradeSpec) componentOn(kind, namespace, name, ns string) (ComponentSpec, bool) {
+	want := eventlog.WorkloadKey(kind, namespace, name)
 	for _, c := range u.Graph() {
-		if c.Deployment == deployment {
+		if c.Deployment != name {
+			continue
+		}
+		if namespace == "" && eventlog.WorkloadKey(c.Kind, "", c.Deployment) == eventlog.WorkloadKey(kind, "", name) {
+			return c, true
+		}
+		if c.key(ns) == want {
 			return c, true
 		}
 	}
@@ -103,6 +126,10 @@ type Op struct {
 	Err string `json:"err,omitempty"`
 	// Injected: the error came from a fault of the scenario, not the API.
 	Injected bool `json:"injected,omitempty"`
+	// FromLog: no call was recorded; the op stands for a template write the
+	// event log shows (a DeploymentWrite fact whose image is a component's
+	// target), so the model judges it like a recorded write (Judge).
+	FromLog bool `json:"fromLog,omitempty"`
 
 	// Images are a Deployment's pod-template images as written or read.
 	Images []string `json:"images,omitempty"`

@@ -48,45 +48,56 @@ const (
 //     (Failed → Rolled, Blocked → Pending / Upgrading);
 //   - single-writer: once a second operator process has written, the
 //     first never writes again.
-func Invariants(h History) []Violation {
+func Invariants(h History) []Violation { return invariants(h, nil) }
+
+// invariants are Invariants with the ordering also checked on every edge
+// of upgrades (Input.Upgrades).
+func invariants(h History, upgrades []UpgradeSpec) []Violation {
 	var out []Violation
-	events := make([]eventlog.Event, len(h.Facts))
-	for i, f := range h.Facts {
-		events[i] = f.Event
-	}
-	for _, p := range pairs(h) {
-		for _, v := range checks.Ordering(events, p).Violations {
+	ordered := checks.Ordered(h.Events())
+	for _, p := range pairs(h, upgrades) {
+		for _, v := range checks.Ordering(ordered, p).Violations {
 			out = append(out, Violation{CheckOrdering, v})
 		}
 	}
 	out = append(out, oneWritePerImage(h.Ops)...)
-	out = append(out, phaseMonotone(checks.Ordered(events))...)
-	out = append(out, componentTerminal(checks.Ordered(events))...)
+	out = append(out, phaseMonotone(ordered)...)
+	out = append(out, componentTerminal(ordered)...)
 	return append(out, singleWriter(h.Ops)...)
 }
 
-// pairs are the dependency edges of the graphs the reconciles read, as
-// callee (Worker) / caller (API) pairs, sorted.
-func pairs(h History) []checks.Pair {
+// pairs are the dependency edges of the graphs the reconciles read and of
+// upgrades, as callee (Worker) / caller (API) pairs with their kinds,
+// sorted.
+func pairs(h History, upgrades []UpgradeSpec) []checks.Pair {
 	seen := map[checks.Pair]bool{}
 	var out []checks.Pair
+	type graph struct {
+		u  *UpgradeSpec
+		ns string
+	}
+	var graphs []graph
+	for i := range upgrades {
+		graphs = append(graphs, graph{&upgrades[i], upgrades[i].Namespace})
+	}
 	for _, op := range h.Ops {
 		if op.Upgrade == nil || op.Namespace == "" {
 			continue
 		}
 		// the upgrade's namespace: the reconciled request's (a Deployment
 		// call's own namespace may be another component's)
-		upgradeNS := op.Namespace
-		if ns, _, ok := strings.Cut(op.Request, "/"); ok && op.Request != "" {
-			upgradeNS = ns
-		}
-		for _, c := range op.Upgrade.Graph() {
+		graphs = append(graphs, graph{op.Upgrade, upgradeNamespace(&op)})
+	}
+	for _, g := range graphs {
+		upgradeNS := g.ns
+		for _, c := range g.u.Graph() {
 			for _, d := range c.DependsOn {
-				dep, ok := op.Upgrade.Component(d)
+				dep, ok := g.u.Component(d)
 				if !ok {
 					continue
 				}
-				p := checks.Pair{Namespace: cmp.Or(c.Namespace, upgradeNS), Worker: dep.Deployment, API: c.Deployment}
+				p := checks.Pair{Namespace: cmp.Or(c.Namespace, upgradeNS), Worker: dep.Deployment, API: c.Deployment,
+					WorkerKind: dep.Kind, APIKind: c.Kind}
 				if ns := cmp.Or(dep.Namespace, upgradeNS); ns != p.Namespace {
 					p.WorkerNamespace = ns
 				}
@@ -101,11 +112,12 @@ func pairs(h History) []checks.Pair {
 	return out
 }
 
-// SuccessfulWrites returns the operator's successful Deployment writes.
+// SuccessfulWrites returns the operator's successful workload writes
+// (Deployments, StatefulSets, DaemonSets).
 func SuccessfulWrites(ops []Op) []Op {
 	var out []Op
 	for _, op := range ops {
-		if op.Kind == "Deployment" && op.Write() && op.OK() {
+		if isWorkload(op.Kind) && op.Write() && op.OK() {
 			out = append(out, op)
 		}
 	}
@@ -116,6 +128,9 @@ func oneWritePerImage(ops []Op) []Violation {
 	count := map[string]int{}
 	var out []Violation
 	for _, op := range SuccessfulWrites(ops) {
+		if op.FromLog {
+			continue // a write the log shows: no call, so nothing to count twice
+		}
 		k := op.Namespace + "/" + op.Name + " = " + strings.Join(op.Images, ",")
 		count[k]++
 		if count[k] == 2 {
@@ -169,7 +184,7 @@ func componentTerminal(events []eventlog.Event) []Violation {
 		key := e.Namespace + "/" + e.Name + "/" + comp
 		p, seen := prev[key]
 		prev[key] = last{phase, e.Generation}
-		if !seen || e.Generation != p.gen || phase == p.phase {
+		if !seen || e.Generation != p.gen || phase == p.phase || unknownGeneration(p.gen, e.Generation, phase) {
 			continue
 		}
 		if recovery(p.phase, phase, recovered[fmt.Sprintf("%s/%s@%d", e.Namespace, e.Name, e.Generation)]) {
@@ -197,6 +212,14 @@ func recovery(prev, next string, upgradeRecovered bool) bool {
 	return false
 }
 
+// unknownGeneration says whether a move to phase may start a new
+// generation the log cannot show: a plain event log (not a detailed one)
+// records no generation (0), so a return to Pending — what a spec change,
+// or a deleted and recreated upgrade, starts with — is not judged.
+func unknownGeneration(prev, next int64, phase string) bool {
+	return prev == 0 && next == 0 && phase == string(upgradesv1alpha1.PhasePending)
+}
+
 func phaseMonotone(events []eventlog.Event) []Violation {
 	type last struct {
 		phase string
@@ -211,7 +234,7 @@ func phaseMonotone(events []eventlog.Event) []Violation {
 		key := e.Namespace + "/" + e.Name
 		p, seen := prev[key]
 		prev[key] = last{e.Phase, e.Generation}
-		if !seen || e.Generation != p.gen {
+		if !seen || e.Generation != p.gen || unknownGeneration(p.gen, e.Generation, e.Phase) {
 			continue
 		}
 		switch {
@@ -234,7 +257,7 @@ func singleWriter(ops []Op) []Violation {
 	sorted := append([]Op(nil), ops...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].ReturnSeq < sorted[j].ReturnSeq })
 	for _, op := range sorted {
-		if !op.Write() || !op.OK() {
+		if !op.Write() || !op.OK() || op.FromLog {
 			continue
 		}
 		if len(order) == 0 || order[len(order)-1] != op.Replica {

@@ -25,15 +25,19 @@ type step struct {
 	hash string
 }
 
-// deployment and pod are the model's view of the cluster.
+// deployment and pod are the model's view of the cluster: a workload
+// (Deployment, StatefulSet or DaemonSet) keyed by eventlog.WorkloadKey,
+// a pod by namespace/name.
 type deployment struct {
+	name   string // the workload's name, for verdicts
 	images []string
 	hash   string // pod-template-hash of the template ("" in a log without one)
 	spec   int32
 }
 
 type pod struct {
-	deployment string
+	name       string
+	deployment string // the owner's eventlog.WorkloadKey
 	images     []string
 	hash       string
 	ready      bool
@@ -63,7 +67,7 @@ func newWorld(deps map[string]deployment, pods map[string]pod) *world {
 	w := &world{deployments: deps, pods: pods}
 	var b strings.Builder
 	for _, n := range sortedKeys(deps) {
-		fmt.Fprintf(&b, "D %s %s %s %d\n", n, strings.Join(deps[n].images, ","), deps[n].hash, deps[n].spec)
+		fmt.Fprintf(&b, "D %s %s %s %s %d\n", n, deps[n].name, strings.Join(deps[n].images, ","), deps[n].hash, deps[n].spec)
 	}
 	for _, n := range sortedKeys(pods) {
 		p := pods[n]
@@ -101,12 +105,20 @@ func cloneMap[V any](m map[string]V) map[string]V {
 
 func applyFact(deps map[string]deployment, pods map[string]pod, e eventlog.Event) {
 	images := e.Images
+	if len(images) == 0 && len(e.Containers) > 0 {
+		images = make([]string, len(e.Containers))
+		for i, c := range e.Containers {
+			images[i] = c.Image
+		}
+	}
 	if len(images) == 0 && e.Image != "" {
 		images = []string{e.Image}
 	}
+	key := e.WorkloadKey()
 	switch e.Event {
 	case eventlog.DeploymentWrite:
-		d := deps[e.Name]
+		d := deps[key]
+		d.name = e.Name
 		d.images = images
 		if e.HashAfter != "" || e.Kind != "" {
 			// a StatefulSet's or DaemonSet's write may precede its
@@ -114,61 +126,69 @@ func applyFact(deps map[string]deployment, pods map[string]pod, e eventlog.Event
 			// Revision fact says it
 			d.hash = e.HashAfter
 		}
-		if _, seen := deps[e.Name]; !seen {
+		if _, seen := deps[key]; !seen {
 			d.spec = 1
 		}
-		deps[e.Name] = d
+		deps[key] = d
 	case eventlog.Revision:
-		if d, ok := deps[e.Name]; ok {
+		if d, ok := deps[key]; ok {
 			d.hash = e.HashAfter
-			deps[e.Name] = d
+			deps[key] = d
 		}
 	case eventlog.DeploymentStatus:
-		d := deps[e.Name]
+		d := deps[key]
+		d.name = e.Name
 		d.images = images
 		if e.Status != nil {
 			d.spec = e.Status.Spec
 		}
-		deps[e.Name] = d
+		deps[key] = d
 	case eventlog.PodCreated:
-		pods[e.Name] = pod{deployment: e.Deployment, images: images, hash: e.Hash}
+		pods[eventlog.Key(e.Namespace, e.Name)] = pod{name: e.Name, deployment: key, images: images, hash: e.Hash}
 	case eventlog.PodReady:
-		p := pods[e.Name]
-		p.ready = true
-		pods[e.Name] = p
+		k := eventlog.Key(e.Namespace, e.Name)
+		if p, ok := pods[k]; ok {
+			p.ready = true
+			pods[k] = p
+		}
 	case eventlog.PodDeleting:
-		p := pods[e.Name]
-		p.deleting = true
-		pods[e.Name] = p
+		k := eventlog.Key(e.Namespace, e.Name)
+		if p, ok := pods[k]; ok {
+			p.deleting = true
+			pods[k] = p
+		}
 	case eventlog.PodDeleted:
-		delete(pods, e.Name)
+		delete(pods, eventlog.Key(e.Namespace, e.Name))
 	}
 }
 
-// rolled says whether Deployment name is fully rolled out to a template
-// holding image (any image when empty), by the ground truth: every live
-// pod of it (terminating pods included) runs the current template, none
-// is terminating, and at least spec.replicas of them are Ready. The
-// string says why not.
-func (w *world) rolled(name, image string) (bool, string) {
-	d, ok := w.deployments[name]
+// rolled says whether the workload of key (eventlog.WorkloadKey) is
+// fully rolled out to a template holding image (any image when empty), by
+// the ground truth: every live pod of it (terminating pods included) runs
+// the current template, none is terminating, and at least spec.replicas
+// of them are Ready (a StatefulSet's spec.replicas; a DaemonSet or a
+// workload whose replicas the log does not say: at least one). The string
+// says why not.
+func (w *world) rolled(key, image string) (bool, string) {
+	d, ok := w.deployments[key]
 	if !ok {
-		return false, "deployment " + name + " not seen"
+		return false, "workload " + nameOfKey(key) + " not seen"
 	}
+	name := d.name
 	if image != "" && !slices.Contains(d.images, image) {
 		return false, fmt.Sprintf("deployment %s runs %s, not %s", name, strings.Join(d.images, ","), image)
 	}
 	ready := int32(0)
 	for _, n := range sortedKeys(w.pods) {
 		p := w.pods[n]
-		if p.deployment != name {
+		if p.deployment != key {
 			continue
 		}
 		switch {
 		case p.old(d):
-			return false, fmt.Sprintf("old pod %s (%s%s) of %s still exists%s", n, hashOf(p), strings.Join(p.images, ","), name, terminating(p))
+			return false, fmt.Sprintf("old pod %s (%s%s) of %s still exists%s", p.name, hashOf(p), strings.Join(p.images, ","), name, terminating(p))
 		case p.deleting:
-			return false, fmt.Sprintf("pod %s of %s is terminating", n, name)
+			return false, fmt.Sprintf("pod %s of %s is terminating", p.name, name)
 		case p.ready:
 			ready++
 		}
@@ -213,41 +233,92 @@ func judge(w *world, s step) (bool, string, *world) {
 	if !op.OK() || !op.Write() {
 		return true, "", w
 	}
-	switch op.Kind {
-	case "Deployment":
+	switch {
+	case op.FromLog:
+		// no call recorded: the write is its facts, judged before them
+		ok, why := judgeWorkloadWrite(w, op, w.deployments[workloadKeyOf(op)])
+		return ok, why, w.apply(s.facts)
+	case isWorkload(op.Kind):
 		return judgeDeploymentWrite(w, op, s.hash)
-	case "ApplicationUpgrade":
-		if op.Sub == "status" {
-			ok, why := judgeTransition(w, op)
-			return ok, why, w
-		}
+	case op.Kind == "ApplicationUpgrade" && op.Sub == "status":
+		ok, why := judgeTransition(w, op)
+		return ok, why, w
 	}
 	return true, "", w
 }
 
+// isWorkload says whether kind is a workload the operator upgrades.
+func isWorkload(kind string) bool {
+	switch kind {
+	case "Deployment", eventlog.KindStatefulSet, eventlog.KindDaemonSet:
+		return true
+	}
+	return false
+}
+
+// workloadKeyOf is the eventlog.WorkloadKey of the workload op wrote.
+func workloadKeyOf(op *Op) string { return eventlog.WorkloadKey(op.Kind, op.Namespace, op.Name) }
+
+// nameOfKey is the workload name in an eventlog.WorkloadKey.
+func nameOfKey(key string) string { return key[strings.LastIndex(key, "/")+1:] }
+
+// judgeDeploymentWrite applies a recorded write of a workload's template
+// (a Deployment, StatefulSet or DaemonSet) and judges it
+// (judgeWorkloadWrite).
 func judgeDeploymentWrite(w *world, op *Op, hash string) (bool, string, *world) {
 	deps := cloneMap(w.deployments)
-	before, seen := deps[op.Name]
+	key := workloadKeyOf(op)
+	before, seen := deps[key]
 	if hash == "" && slices.Equal(before.images, op.Images) {
 		hash = before.hash
 	}
-	deps[op.Name] = deployment{images: op.Images, hash: hash, spec: op.Replicas}
+	spec := op.Replicas
+	if spec == 0 {
+		// a DaemonSet has no spec.replicas: keep what the log said
+		spec = max(before.spec, 1)
+	}
+	deps[key] = deployment{name: op.Name, images: op.Images, hash: hash, spec: spec}
 	next := newWorld(deps, w.pods)
-	if seen && slices.Equal(before.images, op.Images) {
+	if !seen {
 		return true, "", next
+	}
+	ok, why := judgeWorkloadWrite(w, op, before)
+	return ok, why, next
+}
+
+// judgeWorkloadWrite judges op, a write of a workload whose template was
+// before: a write changing the images of a component of the reconciled
+// upgrade is legal only while every component it depends on is fully
+// rolled out to its target image.
+func judgeWorkloadWrite(w *world, op *Op, before deployment) (bool, string) {
+	if slices.Equal(before.images, op.Images) {
+		return true, ""
 	}
 	u := op.Upgrade
 	if u == nil {
-		return false, "deployment " + op.Name + " written outside a reconcile of an upgrade", next
+		return false, strings.ToLower(op.Kind) + " " + op.Name + " written outside a reconcile of an upgrade"
 	}
-	c, ok := u.ComponentOn(op.Name)
+	ns := upgradeNamespace(op)
+	c, ok := u.componentOn(op.Kind, op.Namespace, op.Name, ns)
 	if !ok {
-		return true, "", next
+		return true, ""
 	}
-	if ok, why := w.dependenciesRolled(u, c); !ok {
-		return false, fmt.Sprintf("%s image %s written while %s", label(u, c), strings.Join(op.Images, ","), why), next
+	if ok, why := w.dependenciesRolled(u, c, ns); !ok {
+		return false, fmt.Sprintf("%s image %s written while %s", label(u, c), strings.Join(op.Images, ","), why)
 	}
-	return true, "", next
+	return true, ""
+}
+
+// upgradeNamespace is the namespace of the upgrade op belongs to: the
+// spec's, else the reconciled request's, else op's own.
+func upgradeNamespace(op *Op) string {
+	if op.Upgrade != nil && op.Upgrade.Namespace != "" {
+		return op.Upgrade.Namespace
+	}
+	if ns, _, ok := strings.Cut(op.Request, "/"); ok && ns != "" {
+		return ns
+	}
+	return op.Namespace
 }
 
 // label names component c in a verdict: "API" / "worker" for a v1alpha1
@@ -263,14 +334,15 @@ func label(u *UpgradeSpec, c ComponentSpec) string {
 }
 
 // dependenciesRolled says whether every component c depends on is fully
-// rolled out to its target image; the string says which is not, and why.
-func (w *world) dependenciesRolled(u *UpgradeSpec, c ComponentSpec) (bool, string) {
+// rolled out to its target image (ns is the upgrade's namespace); the
+// string says which is not, and why.
+func (w *world) dependenciesRolled(u *UpgradeSpec, c ComponentSpec, ns string) (bool, string) {
 	for _, d := range c.DependsOn {
 		dep, ok := u.Component(d)
 		if !ok {
 			continue
 		}
-		if ok, why := w.rolled(dep.Deployment, dep.Image); !ok {
+		if ok, why := w.rolled(dep.key(ns), dep.Image); !ok {
 			return false, fmt.Sprintf("the %s is not fully rolled out: %s", depLabel(u, dep), why)
 		}
 	}
@@ -289,6 +361,7 @@ func judgeTransition(w *world, op *Op) (bool, string) {
 	if u == nil {
 		return true, ""
 	}
+	ns := upgradeNamespace(op)
 	if ok, why := judgeUpgradePhase(w, op); !ok {
 		return false, why
 	}
@@ -299,12 +372,12 @@ func judgeTransition(w *world, op *Op) (bool, string) {
 		}
 		switch v1beta1.ComponentPhase(to) {
 		case v1beta1.ComponentUpgrading, v1beta1.ComponentRollingOut, v1beta1.ComponentRolled:
-			if ok, why := w.dependenciesRolled(u, c); !ok {
+			if ok, why := w.dependenciesRolled(u, c, ns); !ok {
 				return false, fmt.Sprintf("component %q claimed %s while %s", c.Name, to, why)
 			}
 		}
 		if to == string(v1beta1.ComponentRolled) {
-			if ok, why := w.rolled(c.Deployment, c.Image); !ok {
+			if ok, why := w.rolled(c.key(ns), c.Image); !ok {
 				return false, fmt.Sprintf("component %q claimed Rolled while not fully rolled out: %s", c.Name, why)
 			}
 		}
@@ -315,17 +388,18 @@ func judgeTransition(w *world, op *Op) (bool, string) {
 // judgeUpgradePhase judges the upgrade's own phase change (either API version).
 func judgeUpgradePhase(w *world, op *Op) (bool, string) {
 	u := op.Upgrade
+	ns := upgradeNamespace(op)
 	if op.Phase == op.PrevPhase {
 		return true, ""
 	}
 	switch upgradesv1alpha1.Phase(op.Phase) {
 	case upgradesv1alpha1.PhaseUpgradingAPI, upgradesv1alpha1.PhaseWaitingForAPI:
-		if ok, why := w.rolled(u.Worker, u.WorkerImage); !ok {
+		if ok, why := w.rolled(eventlog.WorkloadKey("", ns, u.Worker), u.WorkerImage); !ok {
 			return false, fmt.Sprintf("phase %s claimed while the worker is not fully rolled out: %s", op.Phase, why)
 		}
 	case upgradesv1alpha1.PhaseCompleted:
 		for _, c := range u.Graph() {
-			if ok, why := w.rolled(c.Deployment, c.Image); !ok {
+			if ok, why := w.rolled(c.key(ns), c.Image); !ok {
 				return false, fmt.Sprintf("phase Completed claimed while the %s is not fully rolled out: %s", completedLabel(u, c), why)
 			}
 		}
@@ -396,6 +470,10 @@ func describeFact(e eventlog.Event) string {
 
 func describeOp(o *Op) string {
 	var b strings.Builder
+	if o.FromLog {
+		fmt.Fprintf(&b, "%s %s written (event log, rv %s) → %s", strings.ToLower(o.Kind), o.Name, o.RV, strings.Join(o.Images, ","))
+		return b.String()
+	}
 	fmt.Fprintf(&b, "#%d r%d/%d %s %s", o.ID, o.Replica, o.Reconcile, o.Verb, strings.ToLower(o.Kind))
 	if o.Sub != "" {
 		b.WriteString("/" + o.Sub)
@@ -406,7 +484,7 @@ func describeOp(o *Op) string {
 	switch {
 	case o.Err != "":
 		fmt.Fprintf(&b, " → error: %s", o.Err)
-	case o.Kind == "Deployment" && o.Write():
+	case isWorkload(o.Kind) && o.Write():
 		fmt.Fprintf(&b, " → %s", strings.Join(o.Images, ","))
 	case o.Kind == "ApplicationUpgrade" && o.Write():
 		fmt.Fprintf(&b, " %s → %s%s", o.PrevPhase, o.Phase, describeComponents(o))
@@ -425,7 +503,7 @@ func describeWorld(w *world) string {
 	var b strings.Builder
 	for _, n := range sortedKeys(w.deployments) {
 		d := w.deployments[n]
-		fmt.Fprintf(&b, "%s[%s ×%d]:", n, strings.Join(d.images, ","), d.spec)
+		fmt.Fprintf(&b, "%s[%s ×%d]:", d.name, strings.Join(d.images, ","), d.spec)
 		for _, pn := range sortedKeys(w.pods) {
 			p := w.pods[pn]
 			if p.deployment != n {
@@ -441,7 +519,7 @@ func describeWorld(w *world) string {
 			if p.deleting {
 				tag += ",terminating"
 			}
-			fmt.Fprintf(&b, " %s(%s)", pn, tag)
+			fmt.Fprintf(&b, " %s(%s)", p.name, tag)
 		}
 		b.WriteString("; ")
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/lunadas/upgrade-operator/operator/manager"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/history"
 	"github.com/lunadas/upgrade-operator/scenarios/manifests"
 	"github.com/lunadas/upgrade-operator/scenarios/transcript"
 )
@@ -56,7 +57,10 @@ const demoNamespace = "job-system"
 // RunDemo installs the CRDs and the demo app, waits for the app to be
 // rolled out, starts the manager in-process, applies the sample
 // ApplicationUpgrade and waits until it is Completed or Failed. It returns
-// the summary and the verdict of checks.Verdict.
+// the summary and the verdict: checks.Verdict (an upgrade not Completed,
+// an edge's ordering) and the one judge's (history.Judge: the porcupine
+// model, the invariants, every edge's ordering), whose failure writes the
+// artifacts beside the event log and names them.
 func RunDemo(ctx context.Context, cfg DemoConfig) (*transcript.Summary, error) {
 	c, err := client.New(cfg.RESTConfig, client.Options{Scheme: Scheme()})
 	if err != nil {
@@ -124,7 +128,10 @@ func RunDemo(ctx context.Context, cfg DemoConfig) (*transcript.Summary, error) {
 	sum.KubeEvents = settledKubeEvents(ctx, c, demoNamespace, start, ups)
 	obs.Stop()
 	tr.Finish(*sum)
-	return sum, errors.Join(rec.Err(), checks.Verdict(sum.Upgrades, sum.Reports))
+	// the one judge (history.Judge) over the event log; on a failure its
+	// artifacts go beside the event log
+	sum.Judged = history.JudgeEvents(sum.Events, history.AlphaSpecs(sum.Upgrades))
+	return sum, errors.Join(rec.Err(), checks.Verdict(sum.Upgrades, sum.Reports), sum.Judged.Failure(cfg.EventLogPath, "demo", "make demo"))
 }
 
 func summarize(ups []upgradesv1alpha1.ApplicationUpgrade, events []eventlog.Event, elapsed time.Duration) *transcript.Summary {

@@ -1,6 +1,7 @@
 // Package simrun runs ApplicationUpgrades in the simulator: it wires the
 // operator's real reconciler to the simulated API server and controllers,
-// records the event log, and judges the run with scenarios/checks.
+// records the event log, and judges the run with the one judge
+// (history.Judge; scenarios/checks' per-edge reports feed the transcript).
 package simrun
 
 import (
@@ -25,6 +26,7 @@ import (
 	"github.com/lunadas/upgrade-operator/operator/rollout"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/history"
 	"github.com/lunadas/upgrade-operator/scenarios/transcript"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
@@ -175,8 +177,9 @@ func notFinished(res *Result, lim *simulator.LimitError) error {
 	return &NotFinishedError{Unfinished: out, Limit: lim}
 }
 
-// judge fills res's Upgrades (v1alpha1, sorted by namespace/name) and
-// Reports from the ApplicationUpgrades and res.Events. An upgrade created
+// judge fills res's Upgrades (v1alpha1, sorted by namespace/name),
+// Reports and Judged (the one judge, history.Judge, over the event log and
+// every upgrade's graph) from the ApplicationUpgrades and res.Events. An upgrade created
 // at v1beta1 (graphs) or whose graph v1alpha1 cannot say is a graph: its
 // v1beta1 view goes to Graphs, checks.GraphOrdering of its edges to Edges
 // and their checks.Combine to Reports. Any other is checked on its
@@ -211,6 +214,7 @@ func judge(ctx context.Context, c client.Reader, graphs map[string]bool, res *Re
 				Worker: u.Spec.Worker.DeploymentRef.Name, API: u.Spec.API.DeploymentRef.Name})
 		}
 	}
+	res.Judged = history.Judge(history.Input{History: history.FromEvents(res.Events), Upgrades: history.SpecsOf(beta.Items)})
 	return nil
 }
 

@@ -78,7 +78,7 @@ func (s *scenario) finish(ctx context.Context, p *godog.Scenario, stepErr error)
 	}
 	h := s.cl.History()
 	out.History, out.Elapsed = h, s.cl.Elapsed()
-	res := history.Check(h)
+	res := history.Judge(history.Input{History: h})
 	checkErr := res.Err()
 	out.Checks = res.Failed()
 	if err := s.checkRealNodeExits(h, s.exitsLog()); err != nil {

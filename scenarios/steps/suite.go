@@ -2,7 +2,7 @@
 // They talk to a cluster.Cluster, so the same scenarios run on the
 // simulator (TestFeatures, `make test-features`) and on the local control
 // plane (TestFeaturesReal, `make test-features-real`, build tag e2e).
-// After every scenario the history is judged (history.Check: porcupine and
+// After every scenario the history is judged (history.Judge: porcupine and
 // the plain invariants); on a failure the porcupine visualization and the
 // logs go to an artifacts folder whose path is printed.
 package steps

@@ -2,12 +2,15 @@ package sweep
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
+	"github.com/lunadas/upgrade-operator/scenarios/mutants"
 )
 
 func TestSampledSweepOfTheDemo(t *testing.T) {
@@ -21,6 +24,26 @@ func TestSampledSweepOfTheDemo(t *testing.T) {
 	assert.Equal(t, rep.Runs, done)
 	assert.Empty(t, rep.Failures)
 	assert.Contains(t, rep.String(), "demo")
+}
+
+// TestMutantsCaughtByTheSweepThroughTheOneJudge: the crash sweep judges
+// every crash point with the one judge; the counters-only mutant on the
+// demo and the any-dependency mutant on the diamond fail it, with the
+// porcupine model's verdict among the violations.
+func TestMutantsCaughtByTheSweepThroughTheOneJudge(t *testing.T) {
+	for _, c := range []struct {
+		scenario string
+		mutant   mutants.Mutant
+		stride   int
+	}{{"demo", mutants.CountersOnly, 37}, {"graph-diamond", mutants.AnyDependency, 200}} {
+		rep, err := Run(context.Background(), Config{Scenario: c.scenario, Seed: 1, Stride: c.stride, Workers: 2, Reconciler: c.mutant.Policy.Customize})
+		require.NoError(t, err, c.scenario)
+		require.NotEmpty(t, rep.Failures, "%s: %s not caught in %d runs", c.scenario, c.mutant.Name(), rep.Runs)
+		for _, f := range rep.Failures {
+			assert.True(t, slices.ContainsFunc(f.Violations, func(v string) bool { return strings.HasPrefix(v, "porcupine: history is Illegal") }),
+				"%s: %s: %v", c.scenario, f.Schedule.Spec(), f.Violations)
+		}
+	}
 }
 
 func TestCheckWantsEachImageWrittenOnce(t *testing.T) {

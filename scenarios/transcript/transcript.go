@@ -19,6 +19,7 @@ import (
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/history"
 )
 
 // Transcript writes the `kubectl get applicationupgrade` table at each
@@ -83,6 +84,10 @@ type Summary struct {
 	// ReconcilesBy counts them per upgrade (namespace/name); nil when
 	// unknown (Reconciles is printed then).
 	ReconcilesBy map[string]int
+	// Judged is the one judge's verdict on the run (history.Judge: the
+	// porcupine model, the invariants and every edge's ordering); nil
+	// when the run was not judged.
+	Judged *history.Result
 }
 
 // upgradeLine is an upgrade's verdict line: its phase, its own duration

@@ -15,6 +15,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/history"
 )
 
 // Timeline is what one upgrade's event log says, in seconds since the
@@ -34,8 +35,12 @@ type Timeline struct {
 	Failed bool `json:"failed,omitempty"`
 	// OldWorkerPodsAtAPIWrite counts the worker pods of an older image
 	// that still existed (terminating or not) when the API image was
-	// written: checks.Ordering's violations.
+	// written: the one judge's ordering violations (history.Judge,
+	// checks.Ordering on the worker → API edge).
 	OldWorkerPodsAtAPIWrite int `json:"oldWorkerPodsAtAPIWrite"`
+	// Judge is the one judge's first failure (the porcupine model, an
+	// invariant, the ordering); "" when the writes were legal.
+	Judge string `json:"judge,omitempty"`
 }
 
 // Handoff is APIWrite − WorkerGone in seconds: how long after the last old
@@ -131,8 +136,19 @@ func Measure(events []eventlog.Event, u Upgrade) Timeline {
 			}
 		}
 	}
-	rep := checks.Ordering(events, checks.Pair{Namespace: u.Namespace, Worker: u.Worker, API: u.API})
-	t.OldWorkerPodsAtAPIWrite = len(rep.Violations)
+	// the one judge (history.Judge) over the log: its per-edge ordering
+	// counts the old worker pods, its porcupine model and invariants say
+	// whether the writes were legal
+	j := history.JudgeEvents(events, []history.UpgradeSpec{{Name: "bench", Namespace: u.Namespace,
+		Worker: u.Worker, WorkerImage: u.WorkerImage, API: u.API, APIImage: u.APIImg}})
+	for _, v := range j.Violations {
+		if v.Check == history.CheckOrdering {
+			t.OldWorkerPodsAtAPIWrite++
+		}
+	}
+	if !j.OK() {
+		t.Judge = j.Summary()
+	}
 	return t
 }
 

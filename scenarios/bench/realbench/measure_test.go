@@ -64,6 +64,7 @@ func TestMeasureEarlyAPIWrite(t *testing.T) {
 	tl := Measure(events, up)
 	assert.InDelta(t, -4, tl.Handoff(), 1e-9)
 	assert.Equal(t, 1, tl.OldWorkerPodsAtAPIWrite)
+	assert.Contains(t, tl.Judge, "API image a:2 written while the worker is not fully rolled out: old pod w-old", "the one judge's model")
 	assert.False(t, tl.Done(), "the API rollout has not ended")
 	assert.True(t, math.IsNaN(Timeline{WorkerWrite: -1, APIWrite: -1, WorkerGone: -1, APIGone: -1}.Handoff()))
 }
