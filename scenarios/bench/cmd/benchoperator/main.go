@@ -37,6 +37,7 @@ func run() error {
 	listen := fs.String("listen", "127.0.0.1:0", "address of the /snapshot endpoint")
 	addrFile := fs.String("addr-file", "", "file receiving the endpoint's host:port once listening")
 	qps := fs.Float64("qps", -1, "client-side QPS limit; -1 disables it, as ctrl.GetConfig does for the in-cluster config")
+	workers := fs.Int("max-concurrent-reconciles", 0, "as upgrade-operator's --max-concurrent-reconciles")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(fs)
 	_ = fs.Parse(os.Args[1:])
@@ -52,7 +53,7 @@ func run() error {
 	src := opstats.NewSource(counter, "applicationupgrade")
 
 	ctx := ctrl.SetupSignalHandler()
-	mgr, err := manager.New(ctx, cfg, manager.Options{WatchNamespaces: manager.ParseNamespaces(*namespaces), MetricsAddr: "0", ProbeAddr: "0"})
+	mgr, err := manager.New(ctx, cfg, manager.Options{WatchNamespaces: manager.ParseNamespaces(*namespaces), MetricsAddr: "0", ProbeAddr: "0", MaxConcurrentReconciles: *workers})
 	if err != nil {
 		return err
 	}
