@@ -173,7 +173,7 @@ func TestOneWriterCheckCatchesAZombieLeader(t *testing.T) {
 	require.NoError(t, err)
 	s := Schedule{Seed: 2, Scenario: "demo", Faults: fs}
 	objs = Prepare(objs, s.Faults)
-	in := NewInjector(s, upgradesOf(objs), nil)
+	in := NewInjector(s, objs, nil)
 	in.zombieLeaders = true
 	_, err = simrun.Run(context.Background(), simrun.Config{Objects: objs, Seed: s.Seed, Limit: DefaultLimit, Faults: in})
 	require.NoError(t, err)
