@@ -219,7 +219,7 @@ func TestWideWaveIsNoHotLoop(t *testing.T) {
 // and the run ends as after a deletion instead of running to its time
 // limit (seed 331 of --seeds 2000, graph-wide).
 func TestReapplyRefusedByTheWebhookLeavesTheUpgradeDeleted(t *testing.T) {
-	o, tr, _ := run(t, 331, "graph-wide", "webhook-down@1m1.421s:for=17s,delete@39.961s:recreate=22s")
+	o, tr, _ := run(t, 331, "graph-wide", "slow:dep=db:ready=15s:exit=20s,webhook-down@1m1.421s:for=17s,delete@39.961s:recreate=22s")
 	requireOK(t, o, tr)
 	assert.Equal(t, ExpectDeleted, o.ExpectedState())
 	assert.Contains(t, tr, "the re-apply of upgrade shop/shop-v3 failed: Internal error occurred: failed calling webhook")
