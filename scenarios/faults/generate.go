@@ -43,7 +43,7 @@ func GenerateFor(seed int64, scenarios []string, objs []client.Object) Schedule 
 	if objs == nil {
 		objs = scenarioObjects(s.Scenario)
 	}
-	names, graph := componentNames(objs), len(upgradesIn(objs)) > 0 && componentsOf(upgradesIn(objs)[0])[0].Graph
+	names, graph := componentNames(objs), anyGraph(objs)
 	total := 0
 	for _, w := range weights {
 		total += w.w
@@ -204,3 +204,15 @@ func scenarioObjects(name string) []client.Object {
 }
 
 var scenarioCache sync.Map
+
+// anyGraph reports whether an upgrade among objs was given as v1beta1.
+func anyGraph(objs []client.Object) bool {
+	for _, u := range upgradesIn(objs) {
+		for _, c := range componentsOf(u) {
+			if c.Graph {
+				return true
+			}
+		}
+	}
+	return false
+}
