@@ -48,6 +48,11 @@ const (
 	// Deployment's generation, observedGeneration, spec.replicas or status
 	// counters changed.
 	DeploymentStatus = "DeploymentStatus"
+	// WorkloadStatus is recorded only by a detailed Recorder: a
+	// StatefulSet's or DaemonSet's (Kind) generation, observedGeneration
+	// or status counters changed (Workload). The fidelity report reads it;
+	// the ordering checks judge these kinds by their pods.
+	WorkloadStatus = "WorkloadStatus"
 )
 
 // Version is the event log format this package writes and reads.
@@ -131,6 +136,38 @@ type Event struct {
 	Message string `json:"message,omitempty"`
 	// Status is a Deployment's generation and counters (DeploymentStatus events).
 	Status *Counters `json:"status,omitempty"`
+	// Workload is a StatefulSet's or DaemonSet's generation and counters
+	// (WorkloadStatus events).
+	Workload *WorkloadCounters `json:"workload,omitempty"`
+	// Node is the node a pod runs on or is bound for (Pod* events):
+	// spec.nodeName, else the node a DaemonSet pod's node affinity names
+	// (TargetNode); "" when neither says one.
+	Node string `json:"node,omitempty"`
+}
+
+// WorkloadCounters are a StatefulSet's or DaemonSet's generation and
+// status as its controller writes them (k8s.io/api apps/v1
+// StatefulSetStatus, DaemonSetStatus). Spec is spec.replicas of a
+// StatefulSet, status.desiredNumberScheduled of a DaemonSet.
+type WorkloadCounters struct {
+	Generation         int64 `json:"generation"`
+	ObservedGeneration int64 `json:"observedGeneration"`
+	Spec               int32 `json:"spec"`
+	// StatefulSet: replicas, readyReplicas, availableReplicas,
+	// currentReplicas, updatedReplicas, currentRevision, updateRevision
+	// (ControllerRevision names).
+	Replicas        int32  `json:"replicas,omitempty"`
+	Ready           int32  `json:"ready,omitempty"`
+	Available       int32  `json:"available,omitempty"`
+	Current         int32  `json:"current,omitempty"`
+	Updated         int32  `json:"updated,omitempty"`
+	CurrentRevision string `json:"currentRevision,omitempty"`
+	UpdateRevision  string `json:"updateRevision,omitempty"`
+	// DaemonSet: currentNumberScheduled (Current), updatedNumberScheduled
+	// (Updated), numberReady (Ready), numberAvailable (Available),
+	// numberUnavailable, numberMisscheduled.
+	Unavailable  int32 `json:"unavailable,omitempty"`
+	Misscheduled int32 `json:"misscheduled,omitempty"`
 }
 
 // Counters are the ordering-relevant parts of a Deployment: whether the

@@ -38,6 +38,8 @@ type Recorder struct {
 
 	detailed bool
 	counters map[types.NamespacedName]Counters
+	// wcounters: the last WorkloadCounters of each StatefulSet and DaemonSet, by WorkloadKey
+	wcounters map[string]WorkloadCounters
 
 	// workloads and revisions: StatefulSets and DaemonSets by WorkloadKey
 	workloads map[string]workloadSeen
@@ -95,6 +97,7 @@ func NewDetailedRecorder(start time.Time, out io.Writer) *Recorder {
 	r := NewRecorder(start, out)
 	r.detailed = true
 	r.counters = map[types.NamespacedName]Counters{}
+	r.wcounters = map[string]WorkloadCounters{}
 	return r
 }
 
@@ -117,8 +120,14 @@ func (r *Recorder) Observe(typ watch.EventType, obj client.Object, at time.Time)
 		r.deployment(typ, o, at)
 	case *appsv1.StatefulSet:
 		r.workload(typ, KindStatefulSet, o, &o.Spec.Template, at)
+		if r.detailed && typ != watch.Deleted {
+			r.workloadStatus(KindStatefulSet, o, statefulSetCounters(o), at)
+		}
 	case *appsv1.DaemonSet:
 		r.workload(typ, KindDaemonSet, o, &o.Spec.Template, at)
+		if r.detailed && typ != watch.Deleted {
+			r.workloadStatus(KindDaemonSet, o, daemonSetCounters(o), at)
+		}
 	case *appsv1.ControllerRevision:
 		r.revision(typ, o, at)
 	case *corev1.Pod:
@@ -261,6 +270,7 @@ func (r *Recorder) pod(typ watch.EventType, p *corev1.Pod, at time.Time) {
 	}
 	if r.detailed {
 		base.Images = containerImages(p.Spec.Containers)
+		base.Node = TargetNode(p)
 	}
 	prev, seen := r.pods[key]
 	if typ == watch.Deleted {

@@ -139,3 +139,55 @@ func ownerWorkload(p *corev1.Pod) (kind, name string) {
 	}
 	return "", ""
 }
+
+// workloadStatus records a WorkloadStatus event when c differs from the
+// workload's last recorded counters.
+func (r *Recorder) workloadStatus(kind string, obj client.Object, c WorkloadCounters, at time.Time) {
+	key := WorkloadKey(kind, obj.GetNamespace(), obj.GetName())
+	if prev, ok := r.wcounters[key]; ok && prev == c {
+		return
+	}
+	r.wcounters[key] = c
+	cp := c
+	r.add(Event{Event: WorkloadStatus, Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), Deployment: obj.GetName(),
+		Workload: &cp, RV: obj.GetResourceVersion()}, at)
+}
+
+func statefulSetCounters(s *appsv1.StatefulSet) WorkloadCounters {
+	st := s.Status
+	c := WorkloadCounters{Generation: s.Generation, ObservedGeneration: st.ObservedGeneration, Spec: 1,
+		Replicas: st.Replicas, Ready: st.ReadyReplicas, Available: st.AvailableReplicas, Current: st.CurrentReplicas,
+		Updated: st.UpdatedReplicas, CurrentRevision: st.CurrentRevision, UpdateRevision: st.UpdateRevision}
+	if s.Spec.Replicas != nil {
+		c.Spec = *s.Spec.Replicas
+	}
+	return c
+}
+
+func daemonSetCounters(d *appsv1.DaemonSet) WorkloadCounters {
+	st := d.Status
+	return WorkloadCounters{Generation: d.Generation, ObservedGeneration: st.ObservedGeneration, Spec: st.DesiredNumberScheduled,
+		Current: st.CurrentNumberScheduled, Updated: st.UpdatedNumberScheduled, Ready: st.NumberReady, Available: st.NumberAvailable,
+		Unavailable: st.NumberUnavailable, Misscheduled: st.NumberMisscheduled}
+}
+
+// TargetNode is the node p runs on or is meant for: spec.nodeName, else
+// the one node a required node-affinity term names by metadata.name (how
+// the DaemonSet controller pins its pods before the scheduler binds them:
+// kubernetes pkg/controller/daemon/util/daemonset_util.go
+// GetTargetNodeName); "" when neither says one.
+func TargetNode(p *corev1.Pod) string {
+	if p.Spec.NodeName != "" {
+		return p.Spec.NodeName
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			for _, f := range t.MatchFields {
+				if f.Key == metav1.ObjectNameField && len(f.Values) == 1 {
+					return f.Values[0]
+				}
+			}
+		}
+	}
+	return ""
+}

@@ -19,37 +19,137 @@ import (
 // Sequence is one entity's states in commit order, consecutive duplicates
 // collapsed.
 type Sequence struct {
-	// Entity is "<deployment> status", "<deployment> pods" or "<upgrade> phases".
+	// Entity is "<workload> status", "<deployment> pods", "<statefulset>
+	// pods" (or "pod <name>" for a StatefulSet in Options.PerPod), "<daemonset>
+	// pods on <node>" or "<upgrade> phases".
 	Entity string
+	// Kind is the entity's kind: KindDeployment, eventlog.KindStatefulSet,
+	// eventlog.KindDaemonSet or KindUpgrade.
+	Kind   string
 	States []string
 }
 
+// Entity kinds besides eventlog's StatefulSet and DaemonSet.
+const (
+	KindDeployment = "Deployment"
+	KindUpgrade    = "ApplicationUpgrade"
+)
+
+// Options change how Sequences groups states.
+type Options struct {
+	// PerPod names StatefulSets whose pods are one sequence each ("pod
+	// db-0") instead of one sequence of the set: those with Parallel pod
+	// management, which acts on several pods at once, so the order across
+	// pods is the controllers' timing, not their decision.
+	PerPod map[string]bool
+}
+
 // Sequences extracts the ordering-relevant state sequences of a detailed
-// event log, sorted by entity.
-func Sequences(events []eventlog.Event) []Sequence {
+// event log, sorted by entity: per Deployment its status and its pods'
+// lifecycle by template; per StatefulSet its status (WorkloadStatus) and
+// its pods by name and revision; per DaemonSet its status and its pods by
+// revision on each node; per upgrade its phases.
+func Sequences(events []eventlog.Event) []Sequence { return SequencesWith(events, Options{}) }
+
+// SequencesWith is Sequences with options.
+func SequencesWith(events []eventlog.Event, o Options) []Sequence {
 	by := map[string][]string{}
-	add := func(entity, state string) {
+	kinds := map[string]string{}
+	add := func(entity, kind, state string) {
+		kinds[entity] = kind
 		s := by[entity]
 		if len(s) == 0 || s[len(s)-1] != state {
 			by[entity] = append(s, state)
 		}
 	}
+	revs := revisions{}
 	for _, e := range checks.Ordered(events) {
 		switch e.Event {
 		case eventlog.DeploymentStatus:
-			add(e.Name+" status", statusState(e.Status))
+			add(e.Name+" status", KindDeployment, statusState(e.Status))
+		case eventlog.WorkloadStatus:
+			if e.Workload != nil && e.Workload.ObservedGeneration > 0 { // 0: not yet seen by its controller
+				add(e.Name+" status", e.Kind, revs.workloadState(e))
+			}
 		case eventlog.PodCreated, eventlog.PodReady, eventlog.PodDeleting, eventlog.PodDeleted:
-			add(e.Deployment+" pods", podState(e))
+			switch e.Kind {
+			case eventlog.KindStatefulSet:
+				entity, state := e.Deployment+" pods", e.Name+" "+revs.podState(e)
+				if o.PerPod[e.Deployment] {
+					entity, state = "pod "+e.Name, revs.podState(e)
+				}
+				add(entity, e.Kind, state)
+			case eventlog.KindDaemonSet:
+				node := e.Node
+				if node == "" {
+					node = "?"
+				}
+				add(e.Deployment+" pods on "+node, e.Kind, revs.podState(e))
+			default:
+				add(e.Deployment+" pods", KindDeployment, podState(e))
+			}
 		case eventlog.Phase:
-			add(e.Name+" phases", e.Phase)
+			add(e.Name+" phases", KindUpgrade, e.Phase)
 		}
 	}
 	out := make([]Sequence, 0, len(by))
 	for k, v := range by {
-		out = append(out, Sequence{Entity: k, States: v})
+		out = append(out, Sequence{Entity: k, Kind: kinds[k], States: v})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Entity < out[j].Entity })
 	return out
+}
+
+// revisions names a StatefulSet's or DaemonSet's revisions r1, r2, ... in
+// the order they first appear in its status or on its pods: the
+// ControllerRevision names and hashes differ by backend where the
+// templates do (the simulator's defaulting is not the API server's).
+type revisions map[string]map[string]string
+
+func (r revisions) name(e eventlog.Event, rev string) string {
+	if rev == "" {
+		return "r?"
+	}
+	k := e.WorkloadKey()
+	m := r[k]
+	if m == nil {
+		m = map[string]string{}
+		r[k] = m
+	}
+	if _, ok := m[rev]; !ok {
+		m[rev] = fmt.Sprintf("r%d", len(m)+1)
+	}
+	return m[rev]
+}
+
+// workloadState is a StatefulSet's status (observed; replicas, ready,
+// available, current, updated; current/update revision) or a DaemonSet's
+// (observed; desired, current, updated, ready, available, unavailable
+// scheduled), as kubernetes pkg/controller/statefulset
+// (computeReplicaStatus) and pkg/controller/daemon (updateDaemonSetStatus)
+// write them.
+func (r revisions) workloadState(e eventlog.Event) string {
+	c := e.Workload
+	observed := "observed"
+	if c.ObservedGeneration < c.Generation {
+		observed = "NOT observed"
+	}
+	if e.Kind == eventlog.KindDaemonSet {
+		return fmt.Sprintf("%s desired %d current %d upd %d ready %d avail %d unavail %d", observed,
+			c.Spec, c.Current, c.Updated, c.Ready, c.Available, c.Unavailable)
+	}
+	cur := r.name(e, c.CurrentRevision)
+	return fmt.Sprintf("%s rep %d ready %d avail %d cur %d upd %d rev %s/%s", observed,
+		c.Replicas, c.Ready, c.Available, c.Current, c.Updated, cur, r.name(e, c.UpdateRevision))
+}
+
+// podState of a StatefulSet's or DaemonSet's pod: its images, its
+// revision (controller-revision-hash, named r1, r2, ...) and the event
+// ("db:v2 r2 deleting").
+func (r revisions) podState(e eventlog.Event) string {
+	p := podState(e)
+	i := strings.LastIndex(p, " ")
+	return p[:i] + " " + r.name(e, e.Hash) + p[i:]
 }
 
 func statusState(c *eventlog.Counters) string {
@@ -82,6 +182,7 @@ func podState(e eventlog.Event) string {
 // Difference is where two sequences of one entity part.
 type Difference struct {
 	Entity    string
+	Kind      string // as Sequence.Kind
 	Sim, Real int // number of states
 	// Index is the first differing state (0-based); -1 when they agree.
 	Index            int
@@ -108,6 +209,11 @@ type Difference struct {
 // Agree reports whether the sequences were equal.
 func (d Difference) Agree() bool { return d.Index < 0 }
 
+// Grain reports whether the sequences differ only in grain: not equal, but
+// one refines the other or each adds its own states, the shared ones in
+// one order.
+func (d Difference) Grain() bool { return !d.Agree() && (d.RealRefines || d.SimRefines || d.BothRefine) }
+
 // Verdict is "yes", "real refines sim", "sim refines real", "each refines
 // the other" or "no, from state N".
 func (d Difference) Verdict() string {
@@ -127,8 +233,10 @@ func (d Difference) Verdict() string {
 // sameSharedOrder reports whether the states a and b have in common come
 // in the same order in both: a restricted to b's states equals b
 // restricted to a's (repeats included).
+// Sequences with no state in common share no order: they disagree.
 func sameSharedOrder(a, b []string) bool {
-	return slices.Equal(restrict(a, b), restrict(b, a))
+	shared := restrict(a, b)
+	return len(shared) > 0 && slices.Equal(shared, restrict(b, a))
 }
 
 // restrict is a without the states that do not occur in b.
@@ -162,23 +270,27 @@ func matched(a, b []string) int {
 
 // Compare lines up the sequences of sim and real, entity by entity.
 func Compare(sim, real []eventlog.Event) []Difference {
-	s, r := index(Sequences(sim)), index(Sequences(real))
-	entities := map[string]bool{}
-	for k := range s {
-		entities[k] = true
+	return CompareSequences(Sequences(sim), Sequences(real))
+}
+
+// CompareSequences lines up two backends' sequences, entity by entity
+// (sorted by entity); an entity only one backend has is compared with an
+// empty sequence.
+func CompareSequences(sim, real []Sequence) []Difference {
+	s, r := index(sim), index(real)
+	kinds := map[string]string{}
+	for _, q := range append(append([]Sequence(nil), sim...), real...) {
+		kinds[q.Entity] = q.Kind
 	}
-	for k := range r {
-		entities[k] = true
-	}
-	names := make([]string, 0, len(entities))
-	for k := range entities {
+	names := make([]string, 0, len(kinds))
+	for k := range kinds {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	out := make([]Difference, 0, len(names))
 	for _, n := range names {
 		a, b := s[n], r[n]
-		d := Difference{Entity: n, Sim: len(a), Real: len(b), Index: -1, RealRefines: subsequence(a, b), SimRefines: subsequence(b, a)}
+		d := Difference{Entity: n, Kind: kinds[n], Sim: len(a), Real: len(b), Index: -1, RealRefines: subsequence(a, b), SimRefines: subsequence(b, a)}
 		if !d.RealRefines && !d.SimRefines {
 			d.BothRefine = sameSharedOrder(a, b)
 		}

@@ -78,3 +78,58 @@ func TestCompareEachRefinesTheOther(t *testing.T) {
 	require.NoError(t, WriteReport(&out, []Scenario{{Name: "s", Sim: sim.events, Real: real.events}}))
 	assert.Contains(t, out.String(), "0 of 1 sequences agree state for state; 1 more differ only in grain (one backend adds intermediate states; in 1 of them each adds its own, the shared states in one order); 0 disagree in order.")
 }
+
+// StatefulSet and DaemonSet sequences: status states with revisions named
+// r1, r2 by first appearance (backends name them differently), a
+// StatefulSet's pods by name and revision in one sequence (or one per pod
+// for Parallel), a DaemonSet's pods per node; each kind tallied.
+func TestSequencesOfWorkloadKinds(t *testing.T) {
+	sts := func(l *log, og int64, cur, upd string, updated int32) *log {
+		return l.add(eventlog.Event{Event: eventlog.WorkloadStatus, Kind: eventlog.KindStatefulSet, Name: "db",
+			Workload: &eventlog.WorkloadCounters{Generation: 2, ObservedGeneration: og, Spec: 2, Replicas: 2, Ready: 2, Available: 2,
+				Current: 2 - updated, Updated: updated, CurrentRevision: cur, UpdateRevision: upd}})
+	}
+	pod := func(l *log, kind, wl, name, hash, node, ev string) *log {
+		return l.add(eventlog.Event{Event: ev, Kind: kind, Deployment: wl, Name: name, Hash: hash, Node: node, Images: []string{"registry.example.com/" + wl + ":" + hash}})
+	}
+	build := func(prefix string) *log {
+		l := &log{}
+		sts(l, 0, "", "", 0) // not yet seen by its controller: no state
+		sts(l, 1, prefix+"a", prefix+"a", 0)
+		sts(l, 2, prefix+"a", prefix+"b", 0)
+		pod(l, eventlog.KindStatefulSet, "db", "db-1", prefix+"a", "n0", eventlog.PodDeleting)
+		pod(l, eventlog.KindStatefulSet, "db", "db-1", prefix+"b", "n0", eventlog.PodCreated)
+		pod(l, eventlog.KindDaemonSet, "agent", "agent-x", prefix+"h", "n1", eventlog.PodCreated)
+		return l
+	}
+	seqs := Sequences(build("sim-").events)
+	got := map[string]Sequence{}
+	for _, s := range seqs {
+		got[s.Entity] = s
+	}
+	require.Len(t, got, 3)
+	assert.Equal(t, []string{"NOT observed rep 2 ready 2 avail 2 cur 2 upd 0 rev r1/r1", "observed rep 2 ready 2 avail 2 cur 2 upd 0 rev r1/r2"}, got["db status"].States)
+	assert.Equal(t, []string{"db-1 db:sim-a r1 deleting", "db-1 db:sim-b r2 created"}, got["db pods"].States)
+	assert.Equal(t, eventlog.KindStatefulSet, got["db pods"].Kind)
+	assert.Equal(t, []string{"agent:sim-h r1 created"}, got["agent pods on n1"].States)
+	assert.Equal(t, eventlog.KindDaemonSet, got["agent pods on n1"].Kind)
+
+	perPod := SequencesWith(build("sim-").events, Options{PerPod: map[string]bool{"db": true}})
+	assert.Equal(t, "pod db-1", perPod[2].Entity)
+	assert.Equal(t, []string{"db:sim-a r1 deleting", "db:sim-b r2 created"}, perPod[2].States)
+
+	// other revision names, other images: the pods differ, the status agrees
+	diffs := Compare(build("sim-").events, build("real-").events)
+	var tally = map[string]*Tally{}
+	for _, d := range diffs {
+		if tally[d.Kind] == nil {
+			tally[d.Kind] = &Tally{}
+		}
+		tally[d.Kind].Add(d)
+	}
+	assert.Equal(t, Tally{Agree: 1, Order: 1}, *tally[eventlog.KindStatefulSet])
+	var out bytes.Buffer
+	require.NoError(t, WriteReport(&out, []Scenario{{Name: "s", Sim: build("x-").events, Real: build("x-").events}}))
+	assert.Contains(t, out.String(), "StatefulSet          2: 2 / 0 / 0")
+	assert.Contains(t, out.String(), "DaemonSet            1: 1 / 0 / 0")
+}

@@ -12,11 +12,24 @@ import (
 type Scenario struct {
 	Name      string
 	Sim, Real []eventlog.Event
+	// Diffs, when not nil, are the scenario's differences, compared from
+	// sequences rather than event logs (the StatefulSet and DaemonSet
+	// controller scenarios of scenarios/workloads, whose real side is a
+	// committed transcript of sequences); Sim and Real are then empty.
+	Diffs []Difference
+}
+
+// Differences are the scenario's differences: Diffs, else Compare(Sim, Real).
+func (s Scenario) Differences() []Difference {
+	if s.Diffs != nil {
+		return s.Diffs
+	}
+	return Compare(s.Sim, s.Real)
 }
 
 // Agrees reports whether every sequence of s agrees.
 func (s Scenario) Agrees() bool {
-	for _, d := range Compare(s.Sim, s.Real) {
+	for _, d := range s.Differences() {
 		if !d.Agree() {
 			return false
 		}
@@ -30,10 +43,17 @@ func WriteReport(w io.Writer, scenarios []Scenario) error {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tSEQUENCE\tSIM STATES\tREAL STATES\tAGREE (ignoring timing)")
 	agree, refine, both, total := 0, 0, 0, 0
+	perKind := map[string]*Tally{}
 	var diffs []string
 	for _, s := range scenarios {
-		for _, d := range Compare(s.Sim, s.Real) {
+		for _, d := range s.Differences() {
 			total++
+			t := perKind[d.Kind]
+			if t == nil {
+				t = &Tally{}
+				perKind[d.Kind] = t
+			}
+			t.Add(d)
 			switch {
 			case d.Agree():
 				agree++
@@ -58,6 +78,12 @@ func WriteReport(w io.Writer, scenarios []Scenario) error {
 	}
 	fmt.Fprintf(w, "\n%d of %d sequences agree state for state; %d more differ only in grain (one backend adds intermediate states; in %d of them each adds its own, the shared states in one order); %d disagree in order.\n",
 		agree, total, refine, both, total-agree-refine)
+	fmt.Fprintln(w, "By kind (sequences: agree / differ in grain / disagree in order):")
+	for _, k := range []string{KindDeployment, eventlog.KindStatefulSet, eventlog.KindDaemonSet, KindUpgrade} {
+		if t := perKind[k]; t != nil {
+			fmt.Fprintf(w, "  %-18s %3d: %d / %d / %d\n", k, t.Total(), t.Agree, t.Grain, t.Order)
+		}
+	}
 	if len(diffs) > 0 {
 		fmt.Fprintln(w, "\nDisagreements (first differing state):")
 		for _, d := range diffs {
@@ -105,3 +131,24 @@ func secs(p PhaseSpan) string {
 	}
 	return fmt.Sprintf("%.3f", p.Seconds)
 }
+
+// Tally counts differences by class.
+type Tally struct {
+	Agree, Grain, Order int
+}
+
+// Add counts d: equal sequences, a difference in grain (one or each
+// backend adds intermediate states) or in order.
+func (t *Tally) Add(d Difference) {
+	switch {
+	case d.Agree():
+		t.Agree++
+	case d.Grain():
+		t.Grain++
+	default:
+		t.Order++
+	}
+}
+
+// Total is how many differences were counted.
+func (t Tally) Total() int { return t.Agree + t.Grain + t.Order }

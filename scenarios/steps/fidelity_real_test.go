@@ -61,6 +61,7 @@ func TestFidelity(t *testing.T) {
 			t.Errorf("scenario %q failed on the simulator: %s", o.Scenario, o.Err)
 		}
 	}
+	scenarios = append(scenarios, workloadFidelity(t)...)
 	var buf bytes.Buffer
 	if err := fidelity.WriteReport(io.MultiWriter(os.Stdout, &buf), scenarios); err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ func RunReal(ctx context.Context, cs kubernetes.Interface, c client.Client, sc S
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w := &realWatch{rec: NewRecorder(), pods: map[string]*corev1.Pod{}, changed: make(chan struct{}, 1)}
+	w := &realWatch{rec: NewRecorder(time.Now()), pods: map[string]*corev1.Pod{}, changed: make(chan struct{}, 1)}
 	w.rec.PerPod = sc.PerPod
 	if err := w.start(ctx, cs, ns); err != nil {
 		return "", fmt.Errorf("%s: %w", sc.Name, err)
@@ -53,7 +53,7 @@ func RunReal(ctx context.Context, cs kubernetes.Interface, c client.Client, sc S
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.rec.Format(), nil
+	return Format(w.rec.Sequences(obj.GetName())), nil
 }
 
 // realWatch keeps the latest workload and pods of one namespace and the
@@ -142,14 +142,14 @@ func (w *realWatch) apply(ev watch.Event) {
 	switch o := ev.Object.(type) {
 	case *appsv1.StatefulSet, *appsv1.DaemonSet:
 		w.workload = o.(client.Object)
-		w.rec.Observe(w.workload, deleted)
+		w.rec.Observe(w.workload, deleted, time.Now())
 	case *corev1.Pod:
 		if deleted {
 			delete(w.pods, o.Name)
 		} else {
 			w.pods[o.Name] = o
 		}
-		w.rec.Observe(o, deleted)
+		w.rec.Observe(o, deleted, time.Now())
 	case *metav1.Status:
 		w.err = fmt.Errorf("watch error: %s", o.Message)
 	default:

@@ -79,15 +79,15 @@ func TestRecordReal(t *testing.T) {
 				}
 			} else if want := readGolden(t, sc.Name); real != want {
 				// Informational: the real grain varies with timing (see Compare).
-				t.Logf("this run's real sequences differ from testdata/%s.txt (timing grain; -rewrite records them):\n%s", sc.Name, diff(want, real))
+				t.Logf("this run's real sequences differ from testdata/%s.txt (timing grain; -rewrite records them):\n%s", sc.Name, diff(want, real, "testdata", "this run"))
 			}
 			sim, err := RunSim(t.Context(), sc, *seed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			verdicts, err := Compare(real, sim, sc.PerPod)
-			for _, v := range verdicts {
-				t.Log(v)
+			diffs, err := Compare(real, sim, sc.Kind())
+			for _, d := range diffs {
+				t.Log(Verdict(d))
 			}
 			if err != nil {
 				t.Errorf("simulator and real controllers differ:\n%v", err)

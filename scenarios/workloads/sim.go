@@ -21,9 +21,12 @@ const settleLimit = 10 * time.Minute
 func RunSim(ctx context.Context, sc Scenario, seed int64) (string, error) {
 	sim := simulator.New(simulator.Options{Seed: seed})
 	sim.InstallKubeControllers(simulator.KubeOptions{Nodes: simulator.NodeNames(sc.Nodes)})
-	rec := NewRecorder()
+	start := time.Unix(0, 0)
+	rec := NewRecorder(start)
 	rec.PerPod = sc.PerPod
-	sim.Subscribe(func(ev simulator.WatchEvent) { rec.Observe(ev.Object, ev.Type == watch.Deleted) })
+	sim.Subscribe(func(ev simulator.WatchEvent) {
+		rec.Observe(ev.Object, ev.Type == watch.Deleted, start.Add(sim.Elapsed()))
+	})
 	c := sim.Client()
 	obj := sc.Object("default")
 	if err := c.Create(ctx, obj); err != nil {
@@ -48,7 +51,7 @@ func RunSim(ctx context.Context, sc Scenario, seed int64) (string, error) {
 			return "", err
 		}
 	}
-	return rec.Format(), nil
+	return Format(rec.Sequences(obj.GetName())), nil
 }
 
 // applyStep runs one step on obj's cluster and returns how many pods the

@@ -12,15 +12,20 @@ package workloads
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/fidelity"
 )
 
 // Scenario is a workload created, left to settle, then changed step by
@@ -38,6 +43,15 @@ type Scenario struct {
 	// Steps change the object (on a fresh copy; the runner updates it) or
 	// act with the client (a delete), each followed by a settle.
 	Steps []Step
+}
+
+// Kind is the scenario's workload kind: eventlog.KindStatefulSet or
+// eventlog.KindDaemonSet.
+func (sc Scenario) Kind() string {
+	if _, ok := sc.Object("").(*appsv1.DaemonSet); ok {
+		return eventlog.KindDaemonSet
+	}
+	return eventlog.KindStatefulSet
 }
 
 // Step is one change of a Scenario: Change edits the workload, which the
@@ -124,7 +138,7 @@ func deleteDaemonPodOn(node string) Step {
 			return err
 		}
 		for i := range pods.Items {
-			if p := &pods.Items[i]; p.DeletionTimestamp == nil && targetNode(p) == node {
+			if p := &pods.Items[i]; p.DeletionTimestamp == nil && eventlog.TargetNode(p) == node {
 				return c.Delete(ctx, p)
 			}
 		}
@@ -172,109 +186,55 @@ var Scenarios = []Scenario{
 }
 
 // Recorder turns watch events of one scenario's namespace into state
-// sequences. Feed it every StatefulSet, DaemonSet and Pod event in commit
-// order (per object), then read Sequences.
+// sequences: an eventlog detailed recorder (the one every scenario's
+// history uses), read through fidelity.SequencesWith — the states and the
+// comparison of the fidelity report (make fidelity), not a second one.
+// Feed it every StatefulSet, DaemonSet and Pod event, then read Sequences.
 type Recorder struct {
 	// PerPod: a StatefulSet's pods one sequence each (see Scenario.PerPod).
 	PerPod bool
-	seqs   map[string][]string
-	revs   map[string]map[string]string // workload → revision name → r1, r2, ...
-	seen   map[string]bool              // pod UID → ready seen
+	events *eventlog.Recorder
+	start  time.Time
+	pods   map[types.UID]bool
 }
 
 // PodsSeen is how many pods (by UID) the recorder has seen.
-func (r *Recorder) PodsSeen() int { return len(r.seen) }
+func (r *Recorder) PodsSeen() int { return len(r.pods) }
 
-// NewRecorder returns an empty Recorder.
-func NewRecorder() *Recorder {
-	return &Recorder{seqs: map[string][]string{}, revs: map[string]map[string]string{}, seen: map[string]bool{}}
+// NewRecorder returns an empty Recorder; times are relative to start.
+func NewRecorder(start time.Time) *Recorder {
+	return &Recorder{events: eventlog.NewDetailedRecorder(start, nil), start: start, pods: map[types.UID]bool{}}
 }
 
-func (r *Recorder) add(entity, state string) {
-	s := r.seqs[entity]
-	if len(s) == 0 || s[len(s)-1] != state {
-		r.seqs[entity] = append(s, state)
+// Observe records one watch event at time at: deleted says the object is gone.
+func (r *Recorder) Observe(obj client.Object, deleted bool, at time.Time) {
+	typ := watch.Modified
+	if deleted {
+		typ = watch.Deleted
 	}
+	if p, ok := obj.(*corev1.Pod); ok && metav1.GetControllerOf(p) != nil {
+		r.pods[p.UID] = true
+	}
+	r.events.Observe(typ, obj, at)
 }
 
-// rev names a workload's revision by order of first appearance in its
-// status: "r1", "r2", ... (names differ between backends).
-func (r *Recorder) rev(workload, name string) string {
-	m := r.revs[workload]
-	if m == nil {
-		m = map[string]string{}
-		r.revs[workload] = m
-	}
-	if _, ok := m[name]; !ok {
-		m[name] = fmt.Sprintf("r%d", len(m)+1)
-	}
-	return m[name]
+// Sequences are the recorded sequences (fidelity.SequencesWith; a
+// StatefulSet's pods one sequence per pod when PerPod).
+func (r *Recorder) Sequences(workload string) []fidelity.Sequence {
+	return fidelity.SequencesWith(r.events.Events(), fidelity.Options{PerPod: map[string]bool{workload: r.PerPod}})
 }
 
-// Observe records one event: deleted says the object is gone.
-func (r *Recorder) Observe(obj client.Object, deleted bool) {
-	switch o := obj.(type) {
-	case *appsv1.StatefulSet:
-		st := o.Status
-		if st.ObservedGeneration == 0 {
-			return // not yet seen by its controller
+// Format renders sequences, entities sorted: "== ENTITY" then one state
+// per line (the golden transcripts' format, read back by Parse).
+func Format(seqs []fidelity.Sequence) string {
+	var b strings.Builder
+	for _, s := range seqs {
+		fmt.Fprintf(&b, "== %s\n", s.Entity)
+		for _, st := range s.States {
+			fmt.Fprintln(&b, st)
 		}
-		r.add(o.Name+" status", fmt.Sprintf("%s rep %d ready %d avail %d cur %d upd %d rev %s/%s", observed(o.Generation, st.ObservedGeneration),
-			st.Replicas, st.ReadyReplicas, st.AvailableReplicas, st.CurrentReplicas, st.UpdatedReplicas,
-			r.rev(o.Name, st.CurrentRevision), r.rev(o.Name, st.UpdateRevision)))
-	case *appsv1.DaemonSet:
-		st := o.Status
-		if st.ObservedGeneration == 0 {
-			return
-		}
-		r.add(o.Name+" status", fmt.Sprintf("%s desired %d current %d upd %d ready %d avail %d unavail %d", observed(o.Generation, st.ObservedGeneration),
-			st.DesiredNumberScheduled, st.CurrentNumberScheduled, st.UpdatedNumberScheduled, st.NumberReady, st.NumberAvailable, st.NumberUnavailable))
-	case *corev1.Pod:
-		r.observePod(o, deleted)
 	}
-}
-
-func observed(gen, og int64) string {
-	if og < gen {
-		return "NOT observed"
-	}
-	return "observed"
-}
-
-// observePod records a pod's lifecycle (created, ready, deleting,
-// deleted) by image tag: a StatefulSet's pods as one sequence named by
-// pod ("db-2 v2 ready"), a DaemonSet's per target node.
-func (r *Recorder) observePod(p *corev1.Pod, deleted bool) {
-	ref := metav1.GetControllerOf(p)
-	if ref == nil {
-		return
-	}
-	img := p.Spec.Containers[0].Image
-	tag := img[strings.LastIndex(img, ":")+1:]
-	entity, prefix := ref.Name+" pods", p.Name+" "
-	if r.PerPod {
-		entity = "pod " + p.Name
-	}
-	if ref.Kind == "DaemonSet" {
-		entity, prefix = ref.Name+" pods on "+targetNode(p), ""
-	}
-	uid := string(p.UID)
-	_, known := r.seen[uid]
-	switch {
-	case deleted:
-		r.add(entity, prefix+tag+" deleted")
-		return
-	case !known:
-		r.seen[uid] = false
-		r.add(entity, prefix+tag+" created")
-	}
-	if !r.seen[uid] && podReady(p) {
-		r.seen[uid] = true
-		r.add(entity, prefix+tag+" ready")
-	}
-	if p.DeletionTimestamp != nil {
-		r.add(entity, prefix+tag+" deleting")
-	}
+	return b.String()
 }
 
 func podReady(p *corev1.Pod) bool {
@@ -284,41 +244,6 @@ func podReady(p *corev1.Pod) bool {
 		}
 	}
 	return false
-}
-
-// targetNode is spec.nodeName or the node the DaemonSet's node affinity names.
-func targetNode(p *corev1.Pod) string {
-	if p.Spec.NodeName != "" {
-		return p.Spec.NodeName
-	}
-	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-			for _, f := range t.MatchFields {
-				if f.Key == metav1.ObjectNameField && len(f.Values) == 1 {
-					return f.Values[0]
-				}
-			}
-		}
-	}
-	return "?"
-}
-
-// Format renders the sequences, entities sorted: "== ENTITY" then one
-// state per line.
-func (r *Recorder) Format() string {
-	keys := make([]string, 0, len(r.seqs))
-	for k := range r.seqs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "== %s\n", k)
-		for _, s := range r.seqs[k] {
-			fmt.Fprintln(&b, s)
-		}
-	}
-	return b.String()
 }
 
 // Settled reports whether a scenario's workload has finished what its
