@@ -151,4 +151,3 @@ func TestDocsListEveryFault(t *testing.T) {
 		}
 	}
 }
-
