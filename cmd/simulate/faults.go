@@ -30,7 +30,7 @@ func schedule(o options, scenarioSet bool) (faults.Schedule, []clientObject, err
 		return s, nil, err
 	}
 	if o.faults == "random" {
-		return faults.Generate(o.seed, names), objs, nil
+		return faults.GenerateFor(o.seed, names, objs), objs, nil
 	}
 	fs, err := faults.ParseFaults(o.faults)
 	if err != nil {

@@ -37,7 +37,7 @@ func TestRandomFaultsReplayTheSeedsSchedule(t *testing.T) {
 	b, err := simulate(t, "--seed", "26", "--faults", "random", "--quiet")
 	require.NoError(t, err)
 	assert.Equal(t, a, b)
-	assert.Contains(t, a, "OK: seed=26 scenario=graph-mixed faults=crash@10:down=1.484s,conflict@9:n=4,")
+	assert.Contains(t, a, "OK: seed=26 scenario=graph-mixed faults=crash@8:down=1.484s,gitops-revert@22.932s:dep=db:every=15s:for=27s,")
 }
 
 func TestScenarioAndFaultErrorsAreOneLine(t *testing.T) {
@@ -53,6 +53,19 @@ func TestScenarioAndFaultErrorsAreOneLine(t *testing.T) {
 		assert.Contains(t, err.Error(), want, args)
 		assert.NotContains(t, err.Error(), "\n", args)
 	}
+}
+
+// A fault aimed at a graph component acts on it and is judged per graph;
+// a pairing without meaning is refused in one line.
+func TestFaultsAimAtGraphComponents(t *testing.T) {
+	out, err := simulate(t, "--seed", "1", "--scenario", "graph-diamond", "--faults", "bad-image:dep=indexer")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "fault bad-image:dep=indexer: component indexer (deployment shop/shop-indexer) of upgrade shop/shop-v3 targets registry.example.com/shop-indexer:does-not-exist")
+	assert.Contains(t, out, "OK: seed=1 scenario=graph-diamond faults=bad-image:dep=indexer: Failed as expected, no violation")
+	_, err = simulate(t, "--scenario", "graph-mixed", "--faults", "never-ready:dep=db", "--quiet")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "fault never-ready:dep=db cannot act on component db (statefulset store/store-db) of upgrade store/store-v2: a StatefulSet has no progress deadline")
+	assert.NotContains(t, err.Error(), "\n")
 }
 
 func TestSeedsPrintsTheSummary(t *testing.T) {

@@ -131,7 +131,7 @@ func newCommand(stdout io.Writer) *cobra.Command {
 	f.StringVar(&o.events, "events", "", "write the JSON Lines event log to this file")
 	f.BoolVar(&o.quiet, "quiet", false, "print only the verdict")
 	f.Var(&o.limit, "limit", "virtual time after which an unfinished upgrade counts as stuck (e.g. 30m)")
-	f.StringVar(&o.faults, "faults", "", "run with these faults: a spec such as conflict@3:n=2,crash@17,node-lost@12.5s (see docs/faults.md), \"random\" for the schedule --seed draws, or \"none\"")
+	f.StringVar(&o.faults, "faults", "", "run with these faults: a spec such as conflict@3:n=2,crash@17,node-lost@12.5s (see docs/faults.md); a fault aimed at a component names it with dep= (worker or api of a v1alpha1 upgrade, any component of a graph: bad-image:dep=db, scale@5s:dep=indexer); \"random\" for the schedule --seed draws, or \"none\"")
 	f.StringVar(&o.scenario, "scenario", "demo", "built-in scenario for --faults and --crash-sweep: "+strings.Join(faults.ScenarioNames(), ", "))
 	f.IntVar(&o.seeds, "seeds", 0, "run this many seeded fault schedules (seeds --seed, --seed+1, ...; from 1 when --seed is not given) and print a summary")
 	f.Var(&o.shard, "shard", "with --seeds: run only shard i of n (0 ≤ i < n; contiguous, disjoint slices of the seeds) and print its JSON result for simulate merge (docs/sweeps.md)")

@@ -63,7 +63,7 @@ func (c BatchConfig) Schedule(seed int64) Schedule {
 	if c.Objects != nil {
 		names = []string{"manifests"}
 	}
-	return Generate(seed, names)
+	return GenerateFor(seed, names, c.Objects)
 }
 
 // RunBatch runs the batch; summaries come back in seed order (those not

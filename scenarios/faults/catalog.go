@@ -88,7 +88,7 @@ type Spec struct {
 }
 
 var (
-	dep     = Param{"dep", "worker", "which Deployment: worker, api (both where allowed)"}
+	dep     = Param{"dep", "worker", "which component: worker or api of a v1alpha1 upgrade, or a graph's component by name (its Deployment, StatefulSet or DaemonSet)"}
 	count   = Param{"n", "1", "how many consecutive calls it hits"}
 	window  = Param{"for", "30s", "how long the fault lasts"}
 	kindAll = Param{"kind", "all", "which informer: upgrades, deployments, replicasets, pods, statefulsets, daemonsets, controllerrevisions or all"}
@@ -130,10 +130,11 @@ var Catalog = []Spec{
 			"of an ApplicationUpgrade's main resource, by anyone, fails with 500 \"failed calling webhook\", without effect; status writes (the /status subresource, which the rule does not match) and deletes pass",
 		RealWorld: "the webhook's pod evicted or crash-looping, its Service without endpoints, an expired serving certificate"},
 	{Kind: Slow, Trigger: AtSetup, Params: []Param{dep, {"ready", "30s", "latest time from start to Ready"}, {"exit", "25s", "latest time from deletion to exit (capped by the grace period)"}},
-		Doc:       "the Deployment's pods take long to become Ready and to terminate (kwok stage annotations)",
+		Doc:       "the component's pods take long to become Ready and to terminate (kwok stage annotations on its workload's pod template)",
 		RealWorld: "slow start-up, long preStop hooks and graceful shutdowns (C01, C02)"},
 	{Kind: NeverReady, Trigger: AtSetup, Params: []Param{dep},
-		Doc:       "the component's target image runs but never passes readiness (tag :never-ready); expected: Failed at the progress deadline",
+		Doc: "the component's target image runs but never passes readiness (tag :never-ready); expected: Failed at the progress deadline; " +
+			"refused for a StatefulSet or DaemonSet component (neither has a progress deadline: nothing would ever fail)",
 		RealWorld: "a readiness probe that never succeeds (wrong port, missing dependency)", Expect: "Failed"},
 	{Kind: CrashLoop, Trigger: AtSetup, Params: []Param{dep},
 		Doc:       "the component's target image exits at once (tag :crashloop); expected: Failed after 3 restarts",
@@ -145,13 +146,13 @@ var Catalog = []Spec{
 		Doc:       "every pod bound to the node is deleted at once (grace 0), as the pod GC does when a lost node is removed; the node is replaced",
 		RealWorld: "a node failure, a spot instance reclaimed, a kernel panic"},
 	{Kind: Scale, Trigger: AtTime, Params: []Param{dep, {"replicas", "4", "the new spec.replicas"}},
-		Doc:       "the Deployment's spec.replicas is changed mid-rollout",
+		Doc:       "the component's workload's spec.replicas is changed mid-rollout (a Deployment or StatefulSet; refused for a DaemonSet, which has none)",
 		RealWorld: "a HorizontalPodAutoscaler or a human scaling during the upgrade"},
 	{Kind: Edit, Trigger: AtTime, Params: []Param{dep, {"field", "labels", "labels, annotations (metadata), replicas (one more, as kubectl scale) or restart (the pod template's restartedAt annotation)"}},
-		Doc:       "someone else edits the Deployment: its labels, its annotations (a new generation), its replicas, or the pod template (kubectl rollout restart)",
+		Doc:       "someone else edits the component's workload: its labels, its annotations (a new generation), its replicas (refused for a DaemonSet), or the pod template (kubectl rollout restart)",
 		RealWorld: "kubectl label/annotate, a GitOps controller fixing drift, kubectl rollout restart during the upgrade"},
-	{Kind: Respec, Trigger: AtTime, Params: []Param{{"dep", "both", "which images change: worker, api or both"}},
-		Doc:       "the ApplicationUpgrade's images are changed again mid-rollout (to :v3.0.0); expected: Completed at the new images",
+	{Kind: Respec, Trigger: AtTime, Params: []Param{{"dep", "both", "which target images change: one component's (worker, api, or a graph's component by name), or both (or all): every component's"}},
+		Doc:       "the ApplicationUpgrade's images are changed again mid-rollout (to :v3.0.0, or :v4.0.0 where the target is :v3.0.0); expected: Completed at the new images, unless a component's target still cannot roll out",
 		RealWorld: "a newer release pushed by the CD pipeline while the previous upgrade runs"},
 	{Kind: Delete, Trigger: AtTime, Params: []Param{{"recreate", "0s", "re-apply the original manifest after this long (0: never)"}},
 		Doc:       "the ApplicationUpgrade is deleted mid-rollout (and optionally applied again); expected: no upgrade left and no write for it, or Completed",
@@ -159,8 +160,8 @@ var Catalog = []Spec{
 	{Kind: GitopsRevert, Trigger: AtTime, Params: []Param{dep, {"every", "10s", "the tool's re-apply interval"},
 		{"for", "60s", "how long Git keeps the previous image; then Git carries the target image and the actor stops"},
 		{"ignore", "false", "true: the documented layout (docs/gitops.md), Git's manifest does not set the image"}},
-		Doc: "a Flux-like actor server-side applies the component's Deployment with force under kustomize-controller every `every`, " +
-			"with the previous image (:v1.0.0) unless ignore; the operator reports the revert (Reverted, ImageReverted) and never writes the image again; " +
+		Doc: "a Flux-like actor server-side applies the component's workload (Deployment, StatefulSet or DaemonSet) with force under kustomize-controller every `every`, " +
+			"with the previous image (the one the workload was created with: the demo's :v1.0.0) unless ignore; the operator reports the revert (Reverted, ImageReverted) and never writes the image again; " +
 			"Completed while the Deployment runs the reverted image is a violation",
 		RealWorld: "Flux's kustomize-controller, Argo CD self-heal or helm upgrade putting Git's image back mid-rollout or after Completed"},
 }

@@ -3,7 +3,10 @@ package faults
 import (
 	"math/rand"
 	"strconv"
+	"sync"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // weights is how often Generate draws each kind: the API, cache and
@@ -19,23 +22,6 @@ var weights = []struct {
 	{GitopsRevert, 1}, {WebhookDown, 2},
 }
 
-// unaimedWeights are the weights of the faults not aimed at a component.
-func unaimedWeights() []struct {
-	kind Kind
-	w    int
-} {
-	var out []struct {
-		kind Kind
-		w    int
-	}
-	for _, w := range weights {
-		if !aimed[w.kind] {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // Window is the virtual time after the upgrades' creation in which
 // Generate places timed faults: about the demo's upgrade.
 const Window = 70 * time.Second
@@ -43,16 +29,21 @@ const Window = 70 * time.Second
 // Generate draws a schedule from seed: a scenario of scenarios and 0–4
 // faults with their parameters. The same seed gives the same schedule;
 // the simulator's own choices use the seed too.
-func Generate(seed int64, scenarios []string) Schedule {
+func Generate(seed int64, scenarios []string) Schedule { return GenerateFor(seed, scenarios, nil) }
+
+// GenerateFor is Generate for a run of objs when set (scenario
+// "manifests"). A fault aimed at a component draws it among the
+// components of the scenario's upgrades (worker or api for a v1alpha1
+// upgrade, any component of a graph), never a pairing RefuseTargets
+// refuses (never-ready on a StatefulSet, scale on a DaemonSet, …).
+func GenerateFor(seed int64, scenarios []string, objs []client.Object) Schedule {
 	rng := rand.New(rand.NewSource(seed*1_000_003 + 0x5eed))
 	s := Schedule{Seed: seed, Scenario: scenarios[rng.Intn(len(scenarios))]}
 	n := []int{0, 1, 1, 1, 2, 2, 2, 3, 3, 4}[rng.Intn(10)]
-	weights := weights
-	if IsGraph(s.Scenario) {
-		// a graph's components are not the catalog's worker and API:
-		// only the API, process and node faults (RefuseGraphTargets)
-		weights = unaimedWeights()
+	if objs == nil {
+		objs = scenarioObjects(s.Scenario)
 	}
+	names, graph := componentNames(objs), anyGraph(objs)
 	total := 0
 	for _, w := range weights {
 		total += w.w
@@ -68,7 +59,10 @@ func Generate(seed int64, scenarios []string) Schedule {
 			}
 			pick -= w.w
 		}
-		f := draw(rng, k)
+		f := draw(rng, k, names, graph)
+		if aimsAtComponent(f) && (len(names) == 0 || RefuseTargets(objs, []Fault{f}) != nil) {
+			continue
+		}
 		if u := uniqueKey(f); u != "" {
 			if used[u] {
 				continue
@@ -106,7 +100,10 @@ func uniqueKey(f Fault) string {
 
 // draw makes a fault of kind k with random parameters (Call is set to 1
 // here and drawn by Generate once the schedule is known).
-func draw(rng *rand.Rand, k Kind) Fault {
+//
+// names are the components a fault may aim at; graph says they are a
+// graph's (respec then draws "all" for every component, not "both").
+func draw(rng *rand.Rand, k Kind, names []string, graph bool) Fault {
 	spec, _ := Lookup(k)
 	f := Fault{Kind: k, Args: map[string]string{}}
 	for _, p := range spec.Params {
@@ -116,7 +113,12 @@ func draw(rng *rand.Rand, k Kind) Fault {
 		return formatDuration(lo + time.Duration(rng.Int63n(int64((hi-lo)/time.Millisecond)+1))*time.Millisecond)
 	}
 	secs := func(lo, hi int) string { return strconv.Itoa(lo+rng.Intn(hi-lo+1)) + "s" }
-	dep := func() string { return []string{"worker", "api"}[rng.Intn(2)] }
+	dep := func() string {
+		if len(names) == 0 {
+			return "worker"
+		}
+		return names[rng.Intn(len(names))]
+	}
 	switch spec.Trigger {
 	case AtCall:
 		f.Call = 1
@@ -168,7 +170,12 @@ func draw(rng *rand.Rand, k Kind) Fault {
 		// replicas changes come from scale; edit draws the other fields
 		f.Args["field"] = []string{"labels", "annotations", "restart"}[rng.Intn(3)]
 	case Respec:
-		f.Args["dep"] = []string{"worker", "api", "both"}[rng.Intn(3)]
+		every := "both"
+		if graph {
+			every = "all"
+		}
+		choices := append(append([]string(nil), names...), every)
+		f.Args["dep"] = choices[rng.Intn(len(choices))]
 	case Delete:
 		if rng.Intn(2) == 0 {
 			f.Args["recreate"] = secs(2, 30)
@@ -180,4 +187,32 @@ func draw(rng *rand.Rand, k Kind) Fault {
 		f.Args["ignore"] = []string{"false", "true"}[rng.Intn(2)]
 	}
 	return f
+}
+
+// scenarioObjects are the built-in scenario's objects (nil for an unknown
+// one), loaded once per scenario: Generate only reads them.
+func scenarioObjects(name string) []client.Object {
+	if objs, ok := scenarioCache.Load(name); ok {
+		return objs.([]client.Object)
+	}
+	var objs []client.Object
+	if sc, err := LookupScenario(name); err == nil {
+		objs, _ = sc.Objects()
+	}
+	scenarioCache.Store(name, objs)
+	return objs
+}
+
+var scenarioCache sync.Map
+
+// anyGraph reports whether an upgrade among objs was given as v1beta1.
+func anyGraph(objs []client.Object) bool {
+	for _, u := range upgradesIn(objs) {
+		for _, c := range componentsOf(u) {
+			if c.Graph {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -2,13 +2,14 @@ package faults
 
 import (
 	"fmt"
+	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
@@ -34,27 +35,37 @@ const GitopsManager = "kustomize-controller"
 // the judge rightly reports, and not what this fault models.
 // At every tick, an upgrade reported Completed while the Deployment runs
 // the reverted image is a violation (drift is never Completed).
+//
+// On a graph the component is any of the upgrade's, of any workload kind;
+// the previous image is the one its workload was created with.
 func (in *Injector) gitopsRevert(f Fault) {
-	key, ok := in.deployment(f.Str("dep"))
+	comp, ok := in.component(f.Str("dep"))
 	if !ok {
-		in.record(f, 0, "no upgrade names a "+f.Str("dep")+" deployment")
+		in.record(f, 0, "no upgrade has a component named "+f.Str("dep"))
 		return
 	}
+	key, kind := comp.Workload, strings.ToLower(string(comp.Kind))
 	every, window, ignore := f.Dur("every"), f.Dur("for"), f.Str("ignore") == "true"
-	target := in.targetImage(f.Str("dep"))
-	old := retag(target, "v1.0.0")
-	what := fmt.Sprintf("kustomize-controller re-applies deployment %s with image %s every %s for %s", key, old, every, window)
+	old := originalImage(in.objs, comp)
+	if old == "" {
+		old = retag(comp.Image, "v1.0.0")
+	}
+	what := fmt.Sprintf("kustomize-controller re-applies %s %s with image %s every %s for %s", kind, key, old, every, window)
 	if ignore {
-		what = fmt.Sprintf("kustomize-controller re-applies deployment %s every %s for %s; its manifest does not set the image", key, every, window)
+		what = fmt.Sprintf("kustomize-controller re-applies %s %s every %s for %s; its manifest does not set the image", kind, key, every, window)
+	}
+	if comp.Graph {
+		what += " (component " + comp.Name + ")"
 	}
 	in.record(f, window, what)
 	end := in.sim.Now().Add(window)
-	written := false // the operator's image was seen on the Deployment
+	written := false // the operator's image was seen on the workload
+	container := containerName(in.objs, comp)
 	var tick func()
 	tick = func() {
-		target := in.targetImage(f.Str("dep")) // a respec may have changed it
-		in.checkNotCompletedWhileReverted(key.Namespace, key.Name, target)
-		if in.deploymentImage(key) == target {
+		target := in.targetImage(comp) // a respec may have changed it
+		in.checkNotCompletedWhileReverted(comp, container, target)
+		if in.workloadImage(comp, container) == target {
 			written = true
 		}
 		img := old
@@ -65,7 +76,7 @@ func (in *Injector) gitopsRevert(f Fault) {
 		if last && !ignore && written {
 			img = target // Git fixed: it now carries the target image
 		}
-		in.gitopsApply(key, f.Str("dep"), img)
+		in.gitopsApply(comp, container, img)
 		if !last {
 			in.sim.Schedule(min(every, end.Sub(in.sim.Now())), "gitops re-apply", tick)
 		}
@@ -75,73 +86,62 @@ func (in *Injector) gitopsRevert(f Fault) {
 
 // gitopsApply applies the Git manifest's view of the component's container
 // (image "" = the manifest does not set it) with force under GitopsManager.
-func (in *Injector) gitopsApply(key client.ObjectKey, dep, image string) {
-	container := "worker"
-	if dep == "api" {
-		container = "api"
-	}
-	for _, u := range in.upgrades {
-		if dep == "api" && u.Spec.API.ContainerName != "" {
-			container = u.Spec.API.ContainerName
-		} else if dep != "api" && u.Spec.Worker.ContainerName != "" {
-			container = u.Spec.Worker.ContainerName
-		}
-		break
-	}
+func (in *Injector) gitopsApply(comp component, container, image string) {
 	ct := corev1ac.Container().WithName(container)
 	if image != "" {
 		ct = ct.WithImage(image)
 	}
-	ac := appsv1ac.Deployment(key.Name, key.Namespace).WithSpec(appsv1ac.DeploymentSpec().
-		WithTemplate(corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().WithContainers(ct))))
+	tpl := corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().WithContainers(ct))
+	key := comp.Workload
+	var ac runtime.ApplyConfiguration
+	switch comp.Kind {
+	case upgradesv1beta1.KindStatefulSet:
+		ac = appsv1ac.StatefulSet(key.Name, key.Namespace).WithSpec(appsv1ac.StatefulSetSpec().WithTemplate(tpl))
+	case upgradesv1beta1.KindDaemonSet:
+		ac = appsv1ac.DaemonSet(key.Name, key.Namespace).WithSpec(appsv1ac.DaemonSetSpec().WithTemplate(tpl))
+	default:
+		ac = appsv1ac.Deployment(key.Name, key.Namespace).WithSpec(appsv1ac.DeploymentSpec().WithTemplate(tpl))
+	}
 	if err := in.sim.ClientFor(GitopsManager).Apply(in.ctx, ac, client.FieldOwner(GitopsManager), client.ForceOwnership); err != nil {
 		in.note(fmt.Sprintf("kustomize-controller's apply of %s failed: %v", key, err))
 	}
 }
 
-// targetImage is the first upgrade's target image of dep.
-func (in *Injector) targetImage(dep string) string {
-	for _, u := range in.upgrades {
-		if s := in.spec[client.ObjectKeyFromObject(u)]; s != nil {
-			if dep == "api" {
-				return s.api
-			}
-			return s.worker
+// targetImage is comp's current target image in its upgrade.
+func (in *Injector) targetImage(comp component) string {
+	if s := in.spec[comp.Upgrade]; s != nil {
+		if c, ok := s.component(comp.Name); ok {
+			return c.Image
 		}
 	}
-	return ""
+	return comp.Image
 }
 
-// deploymentImage is the image of the Deployment's single container, or ""
-// when it cannot be read or has several containers.
-func (in *Injector) deploymentImage(key client.ObjectKey) string {
-	var d appsv1.Deployment
-	if err := in.sim.ClientFor(GitopsManager+"/observer").Get(in.ctx, key, &d); err != nil || len(d.Spec.Template.Spec.Containers) != 1 {
+// workloadImage is the image of the container of comp's workload, or ""
+// when it cannot be read.
+func (in *Injector) workloadImage(comp component, container string) string {
+	w := newWorkload(comp.Kind)
+	if err := in.sim.ClientFor(GitopsManager+"/observer").Get(in.ctx, comp.Workload, w); err != nil {
 		return ""
 	}
-	return d.Spec.Template.Spec.Containers[0].Image
+	_, tpl := workloadTemplate(w)
+	return containerImage(tpl, container)
 }
 
-// checkNotCompletedWhileReverted flags an upgrade of the Deployment
-// reported Completed while the Deployment's template does not carry its
+// checkNotCompletedWhileReverted flags comp's upgrade reported Completed
+// (for its current generation) while comp's workload does not carry the
 // target image.
-func (in *Injector) checkNotCompletedWhileReverted(ns, name, target string) {
-	c := in.sim.ClientFor(GitopsManager + "/observer")
-	var d appsv1.Deployment
-	if err := c.Get(in.ctx, client.ObjectKey{Namespace: ns, Name: name}, &d); err != nil {
+func (in *Injector) checkNotCompletedWhileReverted(comp component, container, target string) {
+	img := in.workloadImage(comp, container)
+	if img == "" || img == target {
 		return
 	}
-	if images(&d) == target || len(d.Spec.Template.Spec.Containers) != 1 {
+	var u upgradesv1beta1.ApplicationUpgrade
+	if err := in.sim.ClientFor(GitopsManager+"/observer").Get(in.ctx, comp.Upgrade, &u); err != nil {
 		return
 	}
-	var list upgradesv1alpha1.ApplicationUpgradeList
-	if err := c.List(in.ctx, &list, client.InNamespace(ns)); err != nil {
-		return
-	}
-	for _, u := range list.Items {
-		if u.Status.Phase == upgradesv1alpha1.PhaseCompleted && u.Generation == u.Status.ObservedGeneration {
-			in.violate("upgrade %s/%s Completed at %s while deployment %s/%s runs %s, not %s", u.Namespace, u.Name,
-				simulator.FormatElapsed(in.sim.Elapsed()), ns, name, images(&d), target)
-		}
+	if u.Status.Phase == upgradesv1beta1.PhaseCompleted && u.Generation == u.Status.ObservedGeneration {
+		in.violate("upgrade %s Completed at %s while %s %s runs %s, not %s", comp.Upgrade,
+			simulator.FormatElapsed(in.sim.Elapsed()), strings.ToLower(string(comp.Kind)), comp.Workload, img, target)
 	}
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/scenarios/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
@@ -96,7 +96,11 @@ type Injector struct {
 	inWrite     *pendingWrite
 	errs        []string
 
-	upgrades  []*upgradesv1alpha1.ApplicationUpgrade // as created, for re-creation
+	// objs are the run's objects as prepared (setup faults applied);
+	// upgrades the ApplicationUpgrades among them (either version), as
+	// created, for re-creation.
+	objs      []client.Object
+	upgrades  []client.Object
 	spec      map[types.NamespacedName]*targetSpec
 	deletedAt time.Time
 }
@@ -112,11 +116,12 @@ type callWindow struct {
 }
 
 // NewInjector returns an injector for sched writing a line per fault to
-// transcript (may be nil). upgrades are the run's ApplicationUpgrades as
-// prepared (setup faults applied): the expected outcome starts from them.
-func NewInjector(sched Schedule, upgrades []*upgradesv1alpha1.ApplicationUpgrade, transcript io.Writer) *Injector {
+// transcript (may be nil). objs are the run's objects as prepared (setup
+// faults applied): the expected outcome starts from their
+// ApplicationUpgrades (either version).
+func NewInjector(sched Schedule, objs []client.Object, transcript io.Writer) *Injector {
 	in := &Injector{sched: sched, out: transcript, byClient: map[string]*process{}, auxClient: map[string]*process{},
-		byCall: map[int][]Fault{}, writes: map[string]int{}, spec: map[types.NamespacedName]*targetSpec{}, upgrades: upgrades}
+		byCall: map[int][]Fault{}, writes: map[string]int{}, spec: map[types.NamespacedName]*targetSpec{}, objs: objs, upgrades: upgradesIn(objs)}
 	for _, f := range sched.Faults {
 		switch f.Kind {
 		case Stale, Drop:
@@ -128,7 +133,7 @@ func NewInjector(sched Schedule, upgrades []*upgradesv1alpha1.ApplicationUpgrade
 			in.byCall[f.Call] = append(in.byCall[f.Call], f)
 		}
 	}
-	for _, u := range upgrades {
+	for _, u := range in.upgrades {
 		in.spec[client.ObjectKeyFromObject(u)] = newTargetSpec(u)
 	}
 	return in
@@ -162,11 +167,37 @@ func (in *Injector) Start(op *simulator.Controller) {
 		in.startElection()
 	}
 	for _, f := range in.sched.Faults {
+		if lookupTrigger(f.Kind) == AtSetup {
+			in.describeSetup(f)
+		}
 		if f.timed() {
 			f := f
 			in.sim.Schedule(f.At, "fault "+f.String(), func() { in.fireTimed(f) })
 		}
 	}
+}
+
+func lookupTrigger(k Kind) Trigger {
+	spec, _ := Lookup(k)
+	return spec.Trigger
+}
+
+// describeSetup records a setup fault (applied by Prepare) with the
+// components it changed, so the transcript and the timeline name them.
+func (in *Injector) describeSetup(f Fault) {
+	var what []string
+	for _, c := range named(in.objs, f.Str("dep")) {
+		switch f.Kind {
+		case Slow:
+			what = append(what, fmt.Sprintf("the pods of %s take up to %s to become Ready and %s to exit", c.label(), f.Str("ready"), f.Str("exit")))
+		default:
+			what = append(what, fmt.Sprintf("%s of upgrade %s targets %s", c.label(), c.Upgrade, c.Image))
+		}
+	}
+	if len(what) == 0 {
+		what = []string{"no component named " + f.Str("dep")}
+	}
+	in.record(f, 0, strings.Join(what, "; "))
 }
 
 // attachCache makes the process's informers the only way events reach its

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -23,131 +21,6 @@ import (
 
 // DefaultLimit is the virtual time a faulty run may take.
 const DefaultLimit = 30 * time.Minute
-
-// Terminal states a schedule can demand.
-const (
-	ExpectCompleted = "Completed"
-	ExpectFailed    = "Failed"
-	ExpectDeleted   = "Deleted"
-)
-
-// targetSpec is what an upgrade asks for at the moment: it decides the
-// terminal state the run must end in.
-type targetSpec struct {
-	worker, api string
-	deleted     bool
-}
-
-func newTargetSpec(u *upgradesv1alpha1.ApplicationUpgrade) *targetSpec {
-	return &targetSpec{worker: u.Spec.Worker.Image, api: u.Spec.API.Image}
-}
-
-// Expectation is the terminal state an upgrade must reach.
-type Expectation struct {
-	State string
-	// Reason is the Ready condition's reason a Failed upgrade must carry.
-	Reason string
-	Why    string
-}
-
-func (s *targetSpec) expect() Expectation {
-	switch {
-	case s.deleted:
-		return Expectation{State: ExpectDeleted, Why: "the upgrade was deleted"}
-	case badImage(s.worker):
-		return Expectation{State: ExpectFailed, Reason: controller.ReasonWorkerRolloutFailed, Why: "worker image " + s.worker + " cannot roll out"}
-	case badImage(s.api):
-		return Expectation{State: ExpectFailed, Reason: controller.ReasonAPIRolloutFailed, Why: "API image " + s.api + " cannot roll out"}
-	}
-	return Expectation{State: ExpectCompleted}
-}
-
-// badImage reports whether the kubelet model can never make image Ready.
-func badImage(image string) bool {
-	switch imageTag(image) {
-	case simulator.ImageTagNotFound, simulator.ImageTagCrashLoop, simulator.ImageTagNeverReady:
-		return true
-	}
-	return false
-}
-
-func imageTag(image string) string {
-	slash := strings.LastIndex(image, "/")
-	if colon := strings.LastIndex(image, ":"); colon > slash {
-		return image[colon+1:]
-	}
-	return ""
-}
-
-// retag replaces image's tag.
-func retag(image, tag string) string {
-	slash := strings.LastIndex(image, "/")
-	if colon := strings.LastIndex(image, ":"); colon > slash {
-		image = image[:colon]
-	}
-	return image + ":" + tag
-}
-
-// Prepare returns copies of objs with the setup faults applied: slow pods
-// change a Deployment's kwok stage annotations, image faults retag an
-// upgrade's target image.
-func Prepare(objs []client.Object, faults []Fault) []client.Object {
-	out := make([]client.Object, len(objs))
-	for i, o := range objs {
-		out[i] = o.DeepCopyObject().(client.Object)
-	}
-	for _, f := range faults {
-		switch f.Kind {
-		case Slow:
-			for _, d := range referenced(out, f.Str("dep")) {
-				ready, exit := f.Dur("ready"), f.Dur("exit")
-				setAnnotation(d, "pod-ready.stage.kwok.x-k8s.io/delay", formatDuration(ready/2))
-				setAnnotation(d, "pod-ready.stage.kwok.x-k8s.io/jitter-delay", formatDuration(ready))
-				setAnnotation(d, "pod-delete.stage.kwok.x-k8s.io/delay", formatDuration(exit/2))
-				setAnnotation(d, "pod-delete.stage.kwok.x-k8s.io/jitter-delay", formatDuration(exit))
-			}
-		case NeverReady, CrashLoop, BadImage:
-			tag := map[Kind]string{NeverReady: simulator.ImageTagNeverReady, CrashLoop: simulator.ImageTagCrashLoop, BadImage: simulator.ImageTagNotFound}[f.Kind]
-			for _, u := range upgradesOf(out) {
-				if f.Str("dep") == "api" {
-					u.Spec.API.Image = retag(u.Spec.API.Image, tag)
-				} else {
-					u.Spec.Worker.Image = retag(u.Spec.Worker.Image, tag)
-				}
-			}
-		}
-	}
-	return out
-}
-
-func upgradesOf(objs []client.Object) []*upgradesv1alpha1.ApplicationUpgrade {
-	var out []*upgradesv1alpha1.ApplicationUpgrade
-	for _, o := range objs {
-		if u, ok := o.(*upgradesv1alpha1.ApplicationUpgrade); ok {
-			out = append(out, u)
-		}
-	}
-	return out
-}
-
-// referenced returns the Deployments that upgrades name as dep.
-func referenced(objs []client.Object, dep string) []*appsv1.Deployment {
-	names := map[string]bool{}
-	for _, u := range upgradesOf(objs) {
-		ref := u.Spec.Worker.DeploymentRef.Name
-		if dep == "api" {
-			ref = u.Spec.API.DeploymentRef.Name
-		}
-		names[u.Namespace+"/"+ref] = true
-	}
-	var out []*appsv1.Deployment
-	for _, o := range objs {
-		if d, ok := o.(*appsv1.Deployment); ok && names[d.Namespace+"/"+d.Name] {
-			out = append(out, d)
-		}
-	}
-	return out
-}
 
 // RunConfig is one faulty run.
 type RunConfig struct {
@@ -211,13 +84,13 @@ func Run(ctx context.Context, cfg RunConfig) *Outcome {
 		}
 		reconciler = sc.WithReconciler(cfg.Reconciler)
 	}
-	if err := RefuseGraphTargets(objs, cfg.Schedule.Faults); err != nil {
+	if err := RefuseTargets(objs, cfg.Schedule.Faults); err != nil {
 		o.Err = err
 		return o
 	}
 	objs = Prepare(objs, cfg.Schedule.Faults)
-	in := NewInjector(cfg.Schedule, upgradesOf(objs), cfg.Transcript)
-	in.ScaleLimits(componentsOf(objs))
+	in := NewInjector(cfg.Schedule, objs, cfg.Transcript)
+	in.ScaleLimits(countComponents(objs))
 	limit := cfg.Limit
 	if limit == 0 {
 		limit = DefaultLimit
@@ -240,8 +113,10 @@ func Run(ctx context.Context, cfg RunConfig) *Outcome {
 }
 
 // judge collects every violation: ordering, the one judge's porcupine
-// model and invariants, the injector's (duplicate
-// writes, two writers, writes after deletion) and terminal states.
+// model and invariants, the injector's (duplicate writes, two writers,
+// writes after deletion), and per upgrade its terminal state (v1alpha1:
+// the phase and reason; a graph: the phase, reason and every component's
+// phase) and its components' writes (checkWrites).
 func (o *Outcome) judge(in *Injector) {
 	res := o.Result
 	for _, k := range sortedReportKeys(res) {
@@ -265,73 +140,25 @@ func (o *Outcome) judge(in *Injector) {
 	}
 	sort.Strings(keys)
 	for _, key := range keys {
-		want := in.spec[keyOf(key)].expect()
+		spec := in.spec[keyOf(key)]
+		want := spec.expect()
 		o.Expected[key] = want
-		if v := check(key, want, got[key]); v != "" {
+		if spec.graph() {
+			var g *upgradesv1beta1.ApplicationUpgrade
+			if u, ok := res.Graphs[key]; ok {
+				g = &u
+			}
+			o.Violations = append(o.Violations, checkGraph(key, want, g)...)
+		} else if v := check(key, want, got[key]); v != "" {
 			o.Violations = append(o.Violations, v)
 		}
-	}
-	o.judgeGraphs(res)
-}
-
-// judgeGraphs checks the terminal state of every upgrade created at
-// v1beta1 (a graph): only API, process and node faults reach a graph
-// (RefuseGraphTargets), so it must end Completed with every component
-// Rolled.
-func (o *Outcome) judgeGraphs(res *simrun.Result) {
-	keys := make([]string, 0, len(res.Graphs))
-	for k := range res.Graphs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
-		g := res.Graphs[key]
-		o.Expected[key] = Expectation{State: ExpectCompleted}
-		if g.Status.Phase != upgradesv1beta1.PhaseCompleted {
-			o.Violations = append(o.Violations, fmt.Sprintf("upgrade %s: expected Completed (a graph under API, process and node faults only), ended %s: %s",
-				key, g.Status.Phase, g.Status.Message))
-			continue
-		}
-		rolled := map[string]bool{}
-		for _, c := range g.Status.Components {
-			rolled[c.Name] = c.Phase == upgradesv1beta1.ComponentRolled
-		}
-		for _, c := range g.Spec.Components {
-			if !rolled[c.Name] {
-				o.Violations = append(o.Violations, fmt.Sprintf("upgrade %s: Completed, but component %s is not Rolled", key, c.Name))
-			}
-		}
+		o.Violations = append(o.Violations, in.checkWrites(key, spec, want, res.Events)...)
 	}
 }
 
 func keyOf(s string) types.NamespacedName {
 	ns, name, _ := strings.Cut(s, "/")
 	return types.NamespacedName{Namespace: ns, Name: name}
-}
-
-func check(key string, want Expectation, u *upgradesv1alpha1.ApplicationUpgrade) string {
-	if want.State == ExpectDeleted {
-		if u != nil {
-			return fmt.Sprintf("upgrade %s: expected deleted, found in phase %s", key, u.Status.Phase)
-		}
-		return ""
-	}
-	if u == nil {
-		return fmt.Sprintf("upgrade %s: expected %s, but it does not exist", key, want.State)
-	}
-	why := ""
-	if want.Why != "" {
-		why = " (" + want.Why + ")"
-	}
-	if string(u.Status.Phase) != want.State {
-		return fmt.Sprintf("upgrade %s: expected %s%s, ended %s: %s", key, want.State, why, u.Status.Phase, u.Status.Message)
-	}
-	if want.Reason != "" {
-		if c := meta.FindStatusCondition(u.Status.Conditions, upgradesv1alpha1.ConditionReady); c == nil || c.Reason != want.Reason {
-			return fmt.Sprintf("upgrade %s: Failed%s, but not with reason %s: %s", key, why, want.Reason, u.Status.Message)
-		}
-	}
-	return ""
 }
 
 func sortedReportKeys(res *simrun.Result) []string {
@@ -343,17 +170,12 @@ func sortedReportKeys(res *simrun.Result) []string {
 	return keys
 }
 
-// componentsOf counts the components of the upgrades among objs (two per
-// v1alpha1 upgrade).
-func componentsOf(objs []client.Object) int {
+// countComponents counts the components of the upgrades among objs (two
+// per v1alpha1 upgrade).
+func countComponents(objs []client.Object) int {
 	n := 0
-	for _, o := range objs {
-		switch u := o.(type) {
-		case *upgradesv1alpha1.ApplicationUpgrade:
-			n += 2
-		case *upgradesv1beta1.ApplicationUpgrade:
-			n += len(u.Spec.Components)
-		}
+	for _, u := range upgradesIn(objs) {
+		n += len(componentsOf(u))
 	}
 	return n
 }

@@ -173,7 +173,7 @@ func TestOneWriterCheckCatchesAZombieLeader(t *testing.T) {
 	require.NoError(t, err)
 	s := Schedule{Seed: 2, Scenario: "demo", Faults: fs}
 	objs = Prepare(objs, s.Faults)
-	in := NewInjector(s, upgradesOf(objs), nil)
+	in := NewInjector(s, objs, nil)
 	in.zombieLeaders = true
 	_, err = simrun.Run(context.Background(), simrun.Config{Objects: objs, Seed: s.Seed, Limit: DefaultLimit, Faults: in})
 	require.NoError(t, err)
@@ -212,4 +212,15 @@ func TestWideWaveIsNoHotLoop(t *testing.T) {
 	o, tr, _ := run(t, 362, "graph-wide", "ambiguous@45:n=3")
 	requireOK(t, o, tr)
 	assert.Equal(t, ExpectCompleted, o.ExpectedState())
+}
+
+// TestReapplyRefusedByTheWebhookLeavesTheUpgradeDeleted: a re-apply
+// (delete:recreate) that the webhook refuses leaves the upgrade deleted,
+// and the run ends as after a deletion instead of running to its time
+// limit (seed 331 of --seeds 2000, graph-wide).
+func TestReapplyRefusedByTheWebhookLeavesTheUpgradeDeleted(t *testing.T) {
+	o, tr, _ := run(t, 331, "graph-wide", "slow:dep=db:ready=15s:exit=20s,webhook-down@1m1.421s:for=17s,delete@39.961s:recreate=22s")
+	requireOK(t, o, tr)
+	assert.Equal(t, ExpectDeleted, o.ExpectedState())
+	assert.Contains(t, tr, "the re-apply of upgrade shop/shop-v3 failed: Internal error occurred: failed calling webhook")
 }

@@ -25,8 +25,8 @@ type Scenario struct {
 	Name string
 	Doc  string
 	// Graph marks a scenario whose upgrade is given as v1beta1 (a
-	// dependency graph): Generate draws it only faults that are not aimed
-	// at a component (RefuseGraphTargets).
+	// dependency graph): the faults aimed at a component draw any of its
+	// components (Generate).
 	Graph bool
 	// Reconciler, when set, configures the operator as the scenario needs
 	// (a flag of the manager), before any test customisation.

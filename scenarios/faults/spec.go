@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Schedule is one run's faults: data, printed and parsed as a spec, and
@@ -175,7 +177,7 @@ func validate(f Fault) error {
 				err = fmt.Errorf("negative")
 			}
 		case "dep":
-			err = oneOf(v, depChoices(f.Kind)...)
+			err = validDep(f.Kind, v)
 		case "kind":
 			err = oneOf(v, "all", "upgrades", "deployments", "replicasets", "pods", "statefulsets", "daemonsets", "controllerrevisions")
 		case "field":
@@ -192,11 +194,21 @@ func validate(f Fault) error {
 	return nil
 }
 
-func depChoices(k Kind) []string {
-	if k == Respec {
-		return []string{"worker", "api", "both"}
+// validDep checks a dep parameter's syntax: a component name (a DNS-1123
+// label, as the CRD requires of a component's name), or for respec "both"
+// or "all". Whether a run's upgrades have that component, and whether the
+// fault means anything for its workload's kind, is RefuseTargets' job.
+func validDep(k Kind, v string) error {
+	if k == Respec && everyComponent(v) {
+		return nil
 	}
-	return []string{"worker", "api"}
+	if len(validation.IsDNS1123Label(v)) == 0 {
+		return nil
+	}
+	if k == Respec {
+		return fmt.Errorf("want a component's name (worker, api, or a graph's component such as db), or both or all for every component")
+	}
+	return fmt.Errorf("want a component's name (worker, api, or a graph's component such as db)")
 }
 
 func oneOf(v string, allowed ...string) error {

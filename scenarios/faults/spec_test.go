@@ -3,16 +3,14 @@ package faults
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/lunadas/upgrade-operator/operator/manager"
-	"github.com/lunadas/upgrade-operator/scenarios/manifests"
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 )
 
 func TestParseFormatRoundTrip(t *testing.T) {
@@ -65,7 +63,8 @@ func TestParseErrorsNameTheFaultAndSayWhatIsAllowed(t *testing.T) {
 		"conflict@3:x=1":       `unknown parameter "x=1" (conflict takes n)`,
 		"conflict@3:n=0":       `parameter n="0": out of range`,
 		"stale@1s:kind=nodes":  "want one of all, upgrades, deployments, replicasets, pods",
-		"scale@1s:dep=db":      "want one of worker, api",
+		"scale@1s:dep=DB":      "want a component's name (worker, api, or a graph's component such as db)",
+		"respec@1s:dep=-":      "or both or all for every component",
 		"crash@3:down=forever": `parameter down="forever"`,
 		"edit@1s:field=spec":   "want one of labels, annotations, replicas, restart",
 	}
@@ -129,15 +128,15 @@ func TestPrepareAppliesSetupFaultsToCopies(t *testing.T) {
 	fs, err := ParseFaults("bad-image:dep=api,slow:dep=worker:ready=40s:exit=20s")
 	require.NoError(t, err)
 	got := Prepare(objs, fs)
-	u := upgradesOf(got)[0]
+	u := upgradesIn(got)[0].(*upgradesv1alpha1.ApplicationUpgrade)
 	assert.Equal(t, "registry.example.com/job-api:does-not-exist", u.Spec.API.Image)
 	assert.Equal(t, "registry.example.com/job-worker:v2.0.0", u.Spec.Worker.Image)
-	w := referenced(got, "worker")[0]
+	w := workloadOf(got, named(got, "worker")[0]).(*appsv1.Deployment)
 	assert.Equal(t, "40s", w.Spec.Template.Annotations["pod-ready.stage.kwok.x-k8s.io/jitter-delay"])
 	assert.Equal(t, "10s", w.Spec.Template.Annotations["pod-delete.stage.kwok.x-k8s.io/delay"])
-	assert.Equal(t, "registry.example.com/job-api:v2.0.0", upgradesOf(objs)[0].Spec.API.Image, "the input is not modified")
-	assert.Equal(t, Expectation{State: ExpectFailed, Reason: "APIRolloutFailed", Why: "API image registry.example.com/job-api:does-not-exist cannot roll out"},
-		newTargetSpec(u).expect())
+	assert.Equal(t, "registry.example.com/job-api:v2.0.0", upgradesIn(objs)[0].(*upgradesv1alpha1.ApplicationUpgrade).Spec.API.Image, "the input is not modified")
+	assert.Equal(t, Expectation{State: ExpectFailed, Reason: "APIRolloutFailed", Why: "API image registry.example.com/job-api:does-not-exist cannot roll out",
+		Failed: []string{"api"}}, newTargetSpec(u).expect())
 }
 
 // TestDocsListEveryFault keeps docs/faults.md in step with the catalog.
@@ -150,27 +149,5 @@ func TestDocsListEveryFault(t *testing.T) {
 		for _, p := range s.Params {
 			assert.Contains(t, string(doc), fmt.Sprintf("`%s` (%s): %s", p.Name, p.Default, p.Doc), "%s parameter %s", s.Kind, p.Name)
 		}
-	}
-}
-
-// TestGraphTargetsAreRefusedInOneLine: on the graph demo (v1beta1),
-// bad-image used to be a no-op judged "as expected"; it is refused now,
-// and an API fault still runs.
-func TestGraphTargetsAreRefusedInOneLine(t *testing.T) {
-	objs, err := manifests.LoadFS(os.DirFS(filepath.Join("..", "..", "deploy", "demo-graph")), ".", manager.NewScheme())
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad, err := ParseFaults("bad-image")
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = RefuseGraphTargets(objs, bad)
-	if err == nil || !strings.Contains(err.Error(), "fault bad-image") || !strings.Contains(err.Error(), "shop/shop-v3 (4 components)") || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("want one line refusing bad-image on shop/shop-v3, got %v", err)
-	}
-	conflict, _ := ParseFaults("conflict@3:n=2")
-	if err := RefuseGraphTargets(objs, conflict); err != nil {
-		t.Fatalf("an API fault applies to a graph: %v", err)
 	}
 }
