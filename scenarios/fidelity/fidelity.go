@@ -8,6 +8,7 @@ package fidelity
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -232,50 +233,44 @@ func (d Difference) Verdict() string {
 }
 
 // sameSharedOrder reports whether the states a and b have in common come
-// in the same order in both: restricted to the states they share, the two
-// have a common subsequence holding every state as often as the side that
-// shows it less often does (a longest common subsequence of length
-// Σ min(count in a, count in b)). A repeat one backend shows and the other
-// does not — a transient status a second rollout passes through on one
-// side only — is grain; two shared states swapped are not.
+// in the same order in both: restricted to the states they share, and with
+// the later repeats of a state dropped from the side that shows it more
+// often (each keeps its first occurrences, as many as the other side
+// has), the two are equal. A transient status that one backend passes
+// through again in a second rollout and the other does not is grain; a
+// state shown before another on one side and after it on the other (also
+// a final state shown early, then left, then reached again) is not.
 // Sequences with no state in common share no order: they disagree.
 func sameSharedOrder(a, b []string) bool {
 	ra, rb := restrict(a, b), restrict(b, a)
 	if len(ra) == 0 {
 		return false
 	}
-	count := map[string][2]int{}
-	for _, x := range ra {
-		c := count[x]
-		c[0]++
-		count[x] = c
-	}
-	for _, x := range rb {
-		c := count[x]
-		c[1]++
-		count[x] = c
-	}
-	want := 0
-	for _, c := range count {
-		want += min(c[0], c[1])
-	}
-	return lcs(ra, rb) == want
+	ca, cb := counts(ra), counts(rb)
+	return slices.Equal(firstOccurrences(ra, cb), firstOccurrences(rb, ca))
 }
 
-// lcs is the length of a longest common subsequence of a and b.
-func lcs(a, b []string) int {
-	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
-	for i := range a {
-		for j := range b {
-			if a[i] == b[j] {
-				cur[j+1] = prev[j] + 1
-			} else {
-				cur[j+1] = max(prev[j+1], cur[j])
-			}
-		}
-		prev, cur = cur, prev
+// counts is how often each state occurs in a.
+func counts(a []string) map[string]int {
+	n := map[string]int{}
+	for _, x := range a {
+		n[x]++
 	}
-	return prev[len(b)]
+	return n
+}
+
+// firstOccurrences is a keeping, of each state, only its first limit[x]
+// occurrences.
+func firstOccurrences(a []string, limit map[string]int) []string {
+	seen := map[string]int{}
+	var out []string
+	for _, x := range a {
+		if seen[x] < limit[x] {
+			out = append(out, x)
+		}
+		seen[x]++
+	}
+	return out
 }
 
 // restrict is a without the states that do not occur in b.

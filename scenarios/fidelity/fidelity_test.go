@@ -80,9 +80,14 @@ func TestCompareEachRefinesTheOther(t *testing.T) {
 	once := (&log{}).status(0).status(1).status(2).status(0).status(4).status(2)
 	d = Compare(twice.events, once.events)[0]
 	assert.True(t, d.Grain(), d.Verdict())
-	// ... but a second rollout whose shared states come swapped is not.
+	// ... but a second rollout whose shared states come swapped is not,
 	swappedLater := (&log{}).status(0).status(1).status(2).status(0).status(2).status(1)
 	d = Compare(twice.events, swappedLater.events)[0]
+	assert.False(t, d.Grain(), d.Verdict())
+	// nor a state shown before the one the other backend shows first,
+	// each backend also adding a state of its own.
+	early := (&log{}).status(0).status(2).status(1).status(2)
+	d = Compare(early.events, (&log{}).status(0).status(1).status(3).status(2).events)[0]
 	assert.False(t, d.Grain(), d.Verdict())
 
 	var out bytes.Buffer
