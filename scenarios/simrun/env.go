@@ -48,6 +48,10 @@ type Env struct {
 	graphs                      map[string]bool // namespace/name of the upgrades created at v1beta1
 	// reconcilesBy counts the operator's reconciles per upgrade (namespace/name)
 	reconcilesBy map[string]int
+	// created are the upgrades' graphs as created, before any change of
+	// their spec (the judge takes a write the event log shows against the
+	// spec as created first, then as it ends)
+	created []upgradesv1beta1.ApplicationUpgrade
 }
 
 // countReconciles wraps wrap (may be nil) so each reconcile of the
@@ -174,7 +178,20 @@ func (e *Env) Create(ctx context.Context, objs []client.Object) error {
 			e.tr.Graph(o.GetNamespace(), o.GetName())
 		}
 	}
-	return create(ctx, e.Sim.Client(), objs)
+	if err := create(ctx, e.Sim.Client(), objs); err != nil {
+		return err
+	}
+	for _, o := range objs {
+		switch o.(type) {
+		case *upgradesv1beta1.ApplicationUpgrade, *upgradesv1alpha1.ApplicationUpgrade:
+			var u upgradesv1beta1.ApplicationUpgrade
+			if err := e.Sim.Client().Get(ctx, client.ObjectKeyFromObject(o), &u); err != nil {
+				return fmt.Errorf("read back applicationupgrade %s/%s: %w", o.GetNamespace(), o.GetName(), err)
+			}
+			e.created = append(e.created, u)
+		}
+	}
+	return nil
 }
 
 // RunUntil runs the simulation until cond holds (checked before the first
@@ -209,7 +226,7 @@ func (e *Env) RunUntilRolledOut(ctx context.Context, timeout time.Duration) erro
 func (e *Env) Summary(ctx context.Context) (*Result, error) {
 	res := &Result{Elapsed: e.Sim.Elapsed(), Events: e.rec.Events(), KubeEvents: e.sink.events, Reconciles: e.Operator.Reconciles(),
 		ReconcilesBy: maps.Clone(e.reconcilesBy)}
-	if err := judge(ctx, e.Sim.Client(), e.graphs, res); err != nil {
+	if err := judge(ctx, e.Sim.Client(), e.graphs, e.created, res); err != nil {
 		return nil, err
 	}
 	e.tr.Finish(*res)

@@ -307,7 +307,10 @@ func PhaseOf(p v1beta1.Phase, worker, api v1beta1.ComponentPhase) Phase {
 	case v1beta1.ComponentRollingOut, v1beta1.ComponentReverted:
 		return PhaseWaitingForAPI
 	case v1beta1.ComponentRolled:
-		return PhaseCompleted
+		// Still Progressing with both Rolled: a graph with more components
+		// (another one still rolling out). Never Completed before the
+		// upgrade is: the last phase before it.
+		return PhaseWaitingForAPI
 	case v1beta1.ComponentFailed:
 		return PhaseFailed
 	}

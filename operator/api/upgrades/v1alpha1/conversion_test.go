@@ -127,3 +127,13 @@ func TestConversionOfTheSeedShapeNeedsNoAnnotation(t *testing.T) {
 		require.Equal(t, p, out.Status.Phase)
 	}
 }
+
+// A v1alpha1 client never sees Completed while the upgrade is not: a graph
+// still Progressing whose worker and API are Rolled (another component
+// still rolling out, found by the graph-wide fault runs) reads
+// WaitingForAPI.
+func TestProgressingGraphIsNeverCompletedForV1alpha1(t *testing.T) {
+	if got := PhaseOf(v1beta1.PhaseProgressing, v1beta1.ComponentRolled, v1beta1.ComponentRolled); got != PhaseWaitingForAPI {
+		t.Fatalf("PhaseOf(Progressing, Rolled, Rolled) = %s, want %s", got, PhaseWaitingForAPI)
+	}
+}
