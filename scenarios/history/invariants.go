@@ -72,14 +72,7 @@ func invariants(h History, upgrades []UpgradeSpec) []Violation {
 func pairs(h History, upgrades []UpgradeSpec) []checks.Pair {
 	seen := map[checks.Pair]bool{}
 	var out []checks.Pair
-	type graph struct {
-		u  *UpgradeSpec
-		ns string
-	}
-	var graphs []graph
-	for i := range upgrades {
-		graphs = append(graphs, graph{&upgrades[i], upgrades[i].Namespace})
-	}
+	graphs := graphsOf(upgrades)
 	for _, op := range h.Ops {
 		if op.Upgrade == nil || op.Namespace == "" {
 			continue

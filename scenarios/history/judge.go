@@ -79,14 +79,7 @@ func Judge(in Input) *Result {
 // and resourceVersion, FromLog set, its Upgrade the graph naming that
 // target.
 func LogWrites(h History, upgrades []UpgradeSpec) []Op {
-	type graph struct {
-		u  *UpgradeSpec
-		ns string
-	}
-	var graphs []graph
-	for i := range upgrades {
-		graphs = append(graphs, graph{&upgrades[i], upgrades[i].Namespace})
-	}
+	graphs := graphsOf(upgrades)
 	recorded := map[string]bool{} // "rv/workload key" of recorded writes
 	for i := range h.Ops {
 		op := &h.Ops[i]
@@ -246,4 +239,20 @@ func (r *Result) Failure(eventLog, name, notes string) error {
 		return errors.Join(err, derr)
 	}
 	return fmt.Errorf("%w\nartifacts: %s", err, strings.Join(ArtifactPaths(dir), " "))
+}
+
+// graph is an upgrade's spec with the namespace its references are
+// relative to.
+type graph struct {
+	u  *UpgradeSpec
+	ns string
+}
+
+// graphsOf is each of upgrades in its own namespace.
+func graphsOf(upgrades []UpgradeSpec) []graph {
+	out := make([]graph, 0, len(upgrades))
+	for i := range upgrades {
+		out = append(out, graph{&upgrades[i], upgrades[i].Namespace})
+	}
+	return out
 }

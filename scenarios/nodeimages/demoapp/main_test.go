@@ -51,16 +51,7 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	t.Setenv("DRAIN", "300ms")
 	done := make(chan int, 1)
 	go func() { done <- run(nil) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(ready); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("never ready")
-		}
-		time.Sleep(10 * time.Millisecond) // polling a file the program writes, not synchronisation by delay
-	}
+	waitReady(t, ready)
 	began := time.Now()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -107,19 +98,11 @@ func TestIgnoreSIGTERM(t *testing.T) {
 	t.Setenv("IGNORE_SIGTERM", "1")
 	done := make(chan int, 1)
 	go func() { done <- run(nil) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(ready); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("never ready")
-		}
-		time.Sleep(10 * time.Millisecond) // polling a file the program writes, not synchronisation by delay
-	}
+	waitReady(t, ready)
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if _, err := os.Stat(ready); os.IsNotExist(err) {
 			break
@@ -137,5 +120,20 @@ func TestIgnoreSIGTERM(t *testing.T) {
 	case got := <-done:
 		t.Fatalf("exited %d after SIGTERM, want it to keep running until SIGKILL", got)
 	case <-time.After(300 * time.Millisecond): // a bound on a negative: it must not exit
+	}
+}
+
+// waitReady waits (at most 10 s) for the ready file the program writes.
+func waitReady(t *testing.T, ready string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(ready); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never ready")
+		}
+		time.Sleep(10 * time.Millisecond) // polling a file the program writes, not synchronisation by delay
 	}
 }
