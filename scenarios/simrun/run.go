@@ -215,13 +215,43 @@ func judge(ctx context.Context, c client.Reader, graphs map[string]bool, created
 				Worker: u.Spec.Worker.DeploymentRef.Name, API: u.Spec.API.DeploymentRef.Name})
 		}
 	}
-	// The graphs as created come first: a write the event log shows is
-	// judged against the first spec it matches, so a write made before a
-	// respec is judged as the spec then was (the log records no spec
-	// changes; a write after a respec that both specs allow is judged by
-	// the first, the more lenient when the respec raised a dependency's target).
-	res.Judged = history.Judge(history.Input{History: history.FromEvents(res.Events), Upgrades: history.SpecsOf(append(slices.Clone(created), beta.Items...))})
+	res.Judged = history.Judge(history.Input{History: history.FromEvents(res.Events), Upgrades: respecced(history.SpecsOf(created), history.SpecsOf(beta.Items))})
 	return nil
+}
+
+// respecced is final with, for every component whose target changed since
+// the upgrade was created (a respec), no target image: the event log
+// records no spec changes, so a write cannot be placed before or after
+// the respec. Its dependents' writes are then judged against it rolled out
+// to whatever template it runs, every old pod gone; its own writes are not
+// judged (they match no target).
+func respecced(created, final []history.UpgradeSpec) []history.UpgradeSpec {
+	first := map[string]history.UpgradeSpec{}
+	for _, u := range created {
+		first[u.Namespace+"/"+u.Name] = u
+	}
+	out := slices.Clone(final)
+	for i := range out {
+		u := &out[i]
+		was, ok := first[u.Namespace+"/"+u.Name]
+		if !ok {
+			continue
+		}
+		if was.WorkerImage != u.WorkerImage {
+			u.WorkerImage = ""
+		}
+		if was.APIImage != u.APIImage {
+			u.APIImage = ""
+		}
+		u.Components = slices.Clone(u.Components)
+		for j := range u.Components {
+			c := &u.Components[j]
+			if w, ok := was.Component(c.Name); !ok || w.Image != c.Image {
+				c.Image = ""
+			}
+		}
+	}
+	return out
 }
 
 func key(u client.Object) string { return u.GetNamespace() + "/" + u.GetName() }
