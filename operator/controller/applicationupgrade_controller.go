@@ -70,7 +70,8 @@ type ApplicationUpgradeReconciler struct {
 	// upgrades that need one (see deploymentClient).
 	Impersonate ImpersonateFunc
 
-	// holds is the back-off after a failed image write (writeHolds).
+	// holds is the back-off after a failed image write or status patch
+	// (writeHolds).
 	holds *writeHolds
 }
 

@@ -48,9 +48,9 @@ type Env struct {
 	graphs                      map[string]bool // namespace/name of the upgrades created at v1beta1
 	// reconcilesBy counts the operator's reconciles per upgrade (namespace/name)
 	reconcilesBy map[string]int
-	// created are the upgrades' graphs as created, before any change of
-	// their spec (the judge takes a write the event log shows against the
-	// spec as created first, then as it ends)
+	// created are the upgrades as created, before any change of their
+	// spec: compared with their final specs, they show which components
+	// were respecced (respecced, for the judge)
 	created []upgradesv1beta1.ApplicationUpgrade
 }
 
