@@ -68,7 +68,7 @@ func newCommand() *cobra.Command {
 	f.BoolVar(&opts.LeaderElect, "leader-elect", false, "enable leader election so only one replica reconciles")
 	f.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease; empty uses the pod's namespace")
 	f.StringVar(&opts.LeaderElectionID, "leader-election-id", manager.DefaultLeaderElectionID, "name of the leader election Lease")
-	f.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", manager.DefaultMaxConcurrentReconciles, "upgrades reconciled at once (one upgrade is never reconciled twice at once); with 1, 20 upgrades at once among 1,000 busy Deployments waited seconds in the queue (docs/performance.md)")
+	f.IntVar(&opts.MaxConcurrentReconciles, "max-concurrent-reconciles", manager.DefaultMaxConcurrentReconciles, "upgrades reconciled at once (one upgrade is never reconciled twice at once); with 1, 20 upgrades at once among 1,000 busy Deployments waited seconds in the queue (single runs on a shared machine: docs/performance.md)")
 	f.BoolVar(&opts.AllowCrossNamespaceRefs, "allow-cross-namespace-refs", false, "let an ApplicationUpgrade name Deployments in other namespaces than its own (its author must still be allowed to get and patch them); off, such upgrades are refused at admission and failed by the controller")
 	f.StringVar(&opts.DefaultServiceAccount, "default-service-account", "", "ServiceAccount (of each upgrade's namespace) to impersonate for the Deployment reads and writes of upgrades without spec.serviceAccountName; empty uses the operator's own identity (multi-tenant lockdown: docs/multi-tenancy.md)")
 	addPlatformFlags(cmd, &opts, &secret)

@@ -31,7 +31,8 @@ import (
 // kube-controller-manager's Deployment controller runs 5 workers
 // (--concurrent-deployment-syncs); with one, 20 upgrades created at once
 // among 1,000 churned Deployments waited seconds in the queue (handoff p99
-// 3.6 s), with four 0.4 s (make bench -phases load, docs/performance.md).
+// 3.7–5.8 s at machine load 6–8), with four 0.4 s (at load 2.7: single
+// runs on a shared machine; make bench -phases load, docs/performance.md).
 const DefaultMaxConcurrentReconciles = 4
 
 // Options are the manager's settings, one per command-line flag.
