@@ -383,30 +383,46 @@ func isZeroValue(v reflect.Value) bool {
 }
 
 // firstDifference names the first place (a field path) where a and b,
-// values of one type, are not reflect.DeepEqual, for the panic of a
-// disagreement between the typed and the JSON canonical copies.
+// values of one type, differ, or is "": equal as reflect.DeepEqual
+// compares, except that a time.Time compares by instant (a JSON decoding
+// gives the local zone, the virtual clock UTC). It checks the typed
+// canonical copy and the typed merge patch against their JSON paths.
 func firstDifference(a, b reflect.Value, path string) string {
-	if a.Kind() != b.Kind() || a.Type() != b.Type() {
+	if a.Type() != b.Type() {
 		return path + " (types differ)"
+	}
+	if a.Type() == reflect.TypeFor[time.Time]() {
+		if ta, tb := a.Interface().(time.Time), b.Interface().(time.Time); !ta.Equal(tb) {
+			return fmt.Sprintf("%s (JSON %v, typed %v)", path, ta, tb)
+		}
+		return ""
 	}
 	switch a.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if a.IsNil() || b.IsNil() {
 			if a.IsNil() != b.IsNil() {
-				return fmt.Sprintf("%s (JSON %v, typed %v)", path, a, b)
+				return fmt.Sprintf("%s (JSON nil %v, typed nil %v)", path, a.IsNil(), b.IsNil())
 			}
 			return ""
 		}
 		return firstDifference(a.Elem(), b.Elem(), path)
 	case reflect.Struct:
 		for i := 0; i < a.NumField(); i++ {
-			if !a.Field(i).CanInterface() {
-				continue
+			if !a.Type().Field(i).IsExported() {
+				// A struct with private state (resource.Quantity):
+				// compared whole.
+				if !reflect.DeepEqual(a.Interface(), b.Interface()) {
+					return fmt.Sprintf("%s (JSON %#v, typed %#v)", path, a.Interface(), b.Interface())
+				}
+				return ""
 			}
+		}
+		for i := 0; i < a.NumField(); i++ {
 			if d := firstDifference(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name); d != "" {
 				return d
 			}
 		}
+		return ""
 	case reflect.Slice, reflect.Array:
 		if a.Kind() == reflect.Slice && a.IsNil() != b.IsNil() {
 			return fmt.Sprintf("%s (JSON nil %v, typed nil %v)", path, a.IsNil(), b.IsNil())
@@ -419,6 +435,7 @@ func firstDifference(a, b reflect.Value, path string) string {
 				return d
 			}
 		}
+		return ""
 	case reflect.Map:
 		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
 			return fmt.Sprintf("%s (JSON %d entries nil %v, typed %d nil %v)", path, a.Len(), a.IsNil(), b.Len(), b.IsNil())
@@ -433,8 +450,9 @@ func firstDifference(a, b reflect.Value, path string) string {
 				return d
 			}
 		}
+		return ""
 	}
-	if a.CanInterface() && !reflect.DeepEqual(a.Interface(), b.Interface()) {
+	if !reflect.DeepEqual(a.Interface(), b.Interface()) {
 		return fmt.Sprintf("%s (JSON %#v, typed %#v)", path, a.Interface(), b.Interface())
 	}
 	return ""

@@ -1,16 +1,19 @@
 package simulator
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/randfill"
@@ -138,4 +141,64 @@ func TestCanonicalCopyNormalises(t *testing.T) {
 	if !strings.HasPrefix(p.Name, "p") || p.DeletionTimestamp == nil {
 		t.Error("changed its input")
 	}
+}
+
+// TestMergePatchTyped: a merge patch applied to the typed object gives
+// what the JSON path gives — null resets a field and deletes a map entry,
+// an object patches a struct behind a nil pointer, an array replaces —
+// and a key naming no field is left to the JSON path.
+func TestMergePatchTyped(t *testing.T) {
+	s := New(Options{Seed: 1})
+	gvk := appsv1.SchemeGroupVersion.WithKind("Deployment")
+	cur := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns", Labels: map[string]string{"a": "1", "b": "2"}},
+		Spec: appsv1.DeploymentSpec{Paused: true, Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "c", Image: "i:1"}}}}},
+		Status: appsv1.DeploymentStatus{Replicas: 3, Conditions: []appsv1.DeploymentCondition{{Type: "Available", Status: "True"}}},
+	}
+	cur.SetGroupVersionKind(gvk)
+	cur = roundTrip(t, s, gvk, cur).(*appsv1.Deployment)
+	for _, patch := range []string{
+		`{"metadata":{"labels":{"a":null,"c":"3"},"resourceVersion":"7"}}`,
+		`{"spec":{"paused":null,"replicas":2,"strategy":{"rollingUpdate":{"maxSurge":"50%","maxUnavailable":null}}}}`,
+		`{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"i:2"}]}}}}`,
+		`{"status":{"conditions":null,"replicas":0,"observedGeneration":9007199254740993}}`,
+		`{"metadata":{"annotations":{"x":null}},"status":{"conditions":[]}}`,
+	} {
+		typed, ok := mergePatchTyped(cur, []byte(patch))
+		if !ok {
+			t.Fatalf("patch %s: declined", patch)
+		}
+		typed.GetObjectKind().SetGroupVersionKind(gvk)
+		doc, err := json.Marshal(cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		merged, err := jsonpatch.MergePatch(doc, []byte(patch))
+		if err != nil {
+			t.Fatal(err)
+		}
+		viaJSON, err := s.store.decode(gvk, merged)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := firstDifference(reflect.ValueOf(viaJSON), reflect.ValueOf(typed), ""); d != "" {
+			t.Errorf("patch %s: typed differs from JSON at %s", patch, d)
+		}
+	}
+	if _, ok := mergePatchTyped(cur, []byte(`{"spec":{"Paused":false}}`)); ok {
+		t.Error("accepted a key that names no field exactly (the JSON decoder matches it case-insensitively)")
+	}
+	if cur.Labels["a"] != "1" || !cur.Spec.Paused {
+		t.Error("mergePatchTyped changed its input")
+	}
+}
+
+func roundTrip(t *testing.T, s *Sim, gvk schema.GroupVersionKind, obj client.Object) client.Object {
+	t.Helper()
+	out, err := s.store.canonicalizeJSON(gvk, obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
