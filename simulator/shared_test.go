@@ -79,7 +79,7 @@ func TestModifyingASharedGetIsCaught(t *testing.T) {
 		require.NoError(t, c.Get(context.Background(), key, &p, client.UnsafeDisableDeepCopy))
 		assert.Equal(t, "img:v1", p.Spec.Containers[0].Image)
 		p.Labels = map[string]string{"own": "map"} // the caller's own field: fine
-		p.Spec.Containers[0].Image = "img:v2"     // the store's slice: caught
+		p.Spec.Containers[0].Image = "img:v2"      // the store's slice: caught
 	})
 	assert.PanicsWithValue(t, "simulator: *v1.Pod ns/p, read shared by mutant, was modified in place: copy it (DeepCopy) before changing it, as with an informer's lister",
 		func() { _, _ = sim.RunFor(context.Background(), time.Minute) })
