@@ -47,6 +47,7 @@ var (
 	typeTime      = reflect.TypeFor[metav1.Time]()
 	typeMicroTime = reflect.TypeFor[metav1.MicroTime]()
 	typeTypeMeta  = reflect.TypeFor[metav1.TypeMeta]()
+	typeFieldsV1  = reflect.TypeFor[metav1.FieldsV1]()
 	typeMarshaler = reflect.TypeFor[json.Marshaler]()
 	typeUnmarshal = reflect.TypeFor[json.Unmarshaler]()
 	typeIsZeroer  = reflect.TypeFor[interface{ IsZero() bool }]()
@@ -234,6 +235,9 @@ func canonicalValue(v reflect.Value) bool {
 	case p.trivial:
 		return true
 	case p.ownJSON:
+		if t == typeFieldsV1 && unchangedByEncoding(v.Addr().Interface().(*metav1.FieldsV1).Raw) {
+			return true // managed fields: every object has some
+		}
 		return roundTripValue(v)
 	}
 	switch v.Kind() {
@@ -332,12 +336,42 @@ func encodesAsNull(v reflect.Value) bool {
 		return v.Addr().Interface().(*metav1.Time).IsZero()
 	case typeMicroTime:
 		return v.Addr().Interface().(*metav1.MicroTime).IsZero()
+	case typeFieldsV1:
+		return v.Addr().Interface().(*metav1.FieldsV1).Raw == nil
 	}
 	if !planOf(v.Type()).ownJSON {
 		return false
 	}
 	data, err := json.Marshal(v.Addr().Interface())
 	return err == nil && string(data) == "null"
+}
+
+// unchangedByEncoding reports whether raw JSON embedded by a Marshaler
+// (FieldsV1's) comes back as it is: valid, compact (json.Marshal compacts
+// it), and free of what json.Marshal escapes (<, >, &, U+2028, U+2029,
+// whose UTF-8 encodings start with 0xE2). A nil raw is null, also kept.
+func unchangedByEncoding(raw []byte) bool {
+	if raw == nil {
+		return true
+	}
+	if !json.Valid(raw) {
+		return false
+	}
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case c == '<' || c == '>' || c == '&' || c == 0xE2:
+			return false
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
 }
 
 // roundTripValue replaces v by its own JSON round trip.

@@ -51,8 +51,10 @@ func canonicalFiller(seed int64) *randfill.Filler {
 		},
 		func(r *runtime.RawExtension, c randfill.Continue) { *r = runtime.RawExtension{} },
 		func(f *metav1.FieldsV1, c randfill.Continue) {
-			if c.Bool() {
-				f.Raw = []byte(`{"f:spec": {"f:replicas": {}}}`)
+			raws := []string{"", `{"f:spec": {"f:replicas": {}}}`, `{"f:spec":{"f:replicas":{}}}`,
+				`{"f:metadata":{"f:labels":{"f:a<b":{}}}}`, `{"k:{\"name\":\"c\"}":{".":{}}}`}
+			if r := raws[c.Intn(len(raws))]; r != "" {
+				f.Raw = []byte(r)
 			}
 		},
 		func(s *[]string, c randfill.Continue) {
