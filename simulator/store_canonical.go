@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -44,13 +45,14 @@ func canonicalCopy(obj client.Object) (out client.Object, ok bool) {
 }
 
 var (
-	typeTime      = reflect.TypeFor[metav1.Time]()
-	typeMicroTime = reflect.TypeFor[metav1.MicroTime]()
-	typeTypeMeta  = reflect.TypeFor[metav1.TypeMeta]()
-	typeFieldsV1  = reflect.TypeFor[metav1.FieldsV1]()
-	typeMarshaler = reflect.TypeFor[json.Marshaler]()
-	typeUnmarshal = reflect.TypeFor[json.Unmarshaler]()
-	typeIsZeroer  = reflect.TypeFor[interface{ IsZero() bool }]()
+	typeTime        = reflect.TypeFor[metav1.Time]()
+	typeMicroTime   = reflect.TypeFor[metav1.MicroTime]()
+	typeTypeMeta    = reflect.TypeFor[metav1.TypeMeta]()
+	typeFieldsV1    = reflect.TypeFor[metav1.FieldsV1]()
+	typeIntOrString = reflect.TypeFor[intstr.IntOrString]()
+	typeMarshaler   = reflect.TypeFor[json.Marshaler]()
+	typeUnmarshal   = reflect.TypeFor[json.Unmarshaler]()
+	typeIsZeroer    = reflect.TypeFor[interface{ IsZero() bool }]()
 )
 
 // typePlan is what canonicalValue needs to know of a type, computed once.
@@ -86,7 +88,9 @@ func buildPlan(t reflect.Type, visiting map[reflect.Type]bool) *typePlan {
 		return p
 	}
 	pt := reflect.PointerTo(t)
-	if t.Implements(typeMarshaler) || pt.Implements(typeMarshaler) || t.Implements(typeUnmarshal) || pt.Implements(typeUnmarshal) {
+	if t.Kind() != reflect.Pointer && (t.Implements(typeMarshaler) || pt.Implements(typeMarshaler) || t.Implements(typeUnmarshal) || pt.Implements(typeUnmarshal)) {
+		// A pointer to such a type is a pointer (below): nil is null,
+		// anything else its value's encoding.
 		p.ownJSON = true
 		return p
 	}
@@ -238,6 +242,9 @@ func canonicalValue(v reflect.Value) bool {
 		if t == typeFieldsV1 && unchangedByEncoding(v.Addr().Interface().(*metav1.FieldsV1).Raw) {
 			return true // managed fields: every object has some
 		}
+		if t == typeIntOrString && canonicalIntOrString(v.Addr().Interface().(*intstr.IntOrString)) {
+			return true // maxSurge, maxUnavailable
+		}
 		return roundTripValue(v)
 	}
 	switch v.Kind() {
@@ -338,6 +345,8 @@ func encodesAsNull(v reflect.Value) bool {
 		return v.Addr().Interface().(*metav1.MicroTime).IsZero()
 	case typeFieldsV1:
 		return v.Addr().Interface().(*metav1.FieldsV1).Raw == nil
+	case typeIntOrString:
+		return false
 	}
 	if !planOf(v.Type()).ownJSON {
 		return false
@@ -372,6 +381,18 @@ func unchangedByEncoding(raw []byte) bool {
 		}
 	}
 	return true
+}
+
+// canonicalIntOrString: an IntOrString its encoding gives back as it is
+// (the other half zero; a string that is valid UTF-8).
+func canonicalIntOrString(v *intstr.IntOrString) bool {
+	switch v.Type {
+	case intstr.Int:
+		return v.StrVal == ""
+	case intstr.String:
+		return v.IntVal == 0 && utf8.ValidString(v.StrVal)
+	}
+	return false
 }
 
 // roundTripValue replaces v by its own JSON round trip.

@@ -43,10 +43,13 @@ func canonicalFiller(seed int64) *randfill.Filler {
 			*q = resource.MustParse(forms[c.Intn(len(forms))])
 		},
 		func(v *intstr.IntOrString, c randfill.Continue) {
-			if c.Bool() {
+			switch c.Intn(3) {
+			case 0:
 				*v = intstr.FromInt32(c.Int31n(10))
-			} else {
+			case 1:
 				*v = intstr.FromString("25%")
+			default: // not as its encoding gives it back: the other half set
+				*v = intstr.IntOrString{Type: intstr.Int, IntVal: 3, StrVal: "3"}
 			}
 		},
 		func(r *runtime.RawExtension, c randfill.Continue) { *r = runtime.RawExtension{} },
