@@ -4,7 +4,7 @@ package manager
 
 import (
 	"context"
-	"net"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -42,8 +43,7 @@ func startEnvtest(t *testing.T) *rest.Config {
 
 // TestRunningStartWaitStop: Start runs the manager; it syncs its caches
 // and takes the Lease; Stop waits for it to exit, and it released the
-// Lease (ReleaseOnCancel). A manager that cannot start (its metrics
-// address is taken) is reported by a wait, with its error, at once.
+// Lease (ReleaseOnCancel).
 func TestRunningStartWaitStop(t *testing.T) {
 	cfg := startEnvtest(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
@@ -69,29 +69,43 @@ func TestRunningStartWaitStop(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, c.Get(ctx, lease, &l))
 	assert.Empty(t, ptr.Deref(l.Spec.HolderIdentity, ""), "Stop released the Lease")
+}
 
-	// A manager whose caches never sync (its identity may list nothing):
-	// a wait ends with its context, Stop still waits for the exit.
-	nobody := rest.CopyConfig(cfg)
-	nobody.Impersonate = rest.ImpersonationConfig{UserName: "nobody"}
-	blind, err := Start(ctx, nobody, Options{MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true})
+// failing is a runnable (not leader-elected) that fails at once.
+type failing struct{}
+
+func (failing) Start(context.Context) error { return errors.New("boom (test)") }
+func (failing) NeedLeaderElection() bool    { return false }
+
+// TestRunningReportsAManagerThatExits: a manager that cannot lead (another
+// holds its Lease for an hour) is not elected before a wait's context
+// ends; when it exits (a runnable fails) the wait in progress says so with
+// the manager's error, and so does every later wait.
+func TestRunningReportsAManagerThatExits(t *testing.T) {
+	cfg := startEnvtest(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	c, err := client.New(cfg, client.Options{})
 	require.NoError(t, err)
+	now := metav1.NewMicroTime(time.Now())
+	held := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "held-elsewhere"},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("another-replica"), LeaseDurationSeconds: ptr.To[int32](3600), AcquireTime: &now, RenewTime: &now}}
+	require.NoError(t, c.Create(ctx, held))
+	run, err := Start(ctx, cfg, Options{MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true,
+		LeaderElect: true, LeaderElectionNamespace: held.Namespace, LeaderElectionID: held.Name})
+	require.NoError(t, err)
+	require.NoError(t, run.WaitForCacheSync(ctx))
 	short, cancelShort := context.WithTimeout(ctx, 2*time.Second)
 	defer cancelShort()
-	assert.ErrorContains(t, blind.WaitForCacheSync(short), "not ready (its caches synced): context deadline exceeded")
-	require.NoError(t, blind.Stop(ctx))
-	assert.ErrorContains(t, blind.WaitForCacheSync(ctx), "exited before its caches synced", "a stopped manager is not waited for")
+	assert.ErrorContains(t, run.WaitElected(short), "not ready (it was elected): context deadline exceeded")
 
-	// A manager that exits on its own (its metrics address is taken) is
-	// reported by a wait, with its error, before the wait's context ends.
-	taken, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer taken.Close()
-	broken, err := Start(ctx, nobody, Options{MetricsAddr: taken.Addr().String(), ProbeAddr: "0", SkipNameValidation: true})
-	require.NoError(t, err)
-	err = broken.WaitForCacheSync(ctx)
-	require.ErrorContains(t, err, "exited before its caches synced")
-	assert.ErrorContains(t, err, "address already in use")
-	assert.Equal(t, broken.Err(), broken.Wait())
-	assert.ErrorContains(t, broken.WaitElected(ctx), "exited before it was elected")
+	waited := make(chan error, 1)
+	go func() { waited <- run.WaitElected(ctx) }()
+	require.NoError(t, run.Add(failing{}))
+	err = <-waited
+	require.ErrorContains(t, err, "exited before it was elected")
+	assert.ErrorContains(t, err, "boom (test)")
+	assert.Equal(t, run.Err(), run.Wait())
+	assert.ErrorContains(t, run.WaitForCacheSync(ctx), "exited before its caches synced: boom (test)")
+	assert.ErrorContains(t, run.Stop(ctx), "boom (test)", "Stop of an exited manager returns its error")
 }

@@ -145,7 +145,12 @@ func (r *Real) startOperator(ctx context.Context) error {
 	syncCtx, stop := context.WithTimeout(ctx, time.Minute)
 	defer stop()
 	if err := run.WaitForCacheSync(syncCtx); err != nil {
-		return fmt.Errorf("operator caches for namespace %s not synced within a minute: %w", r.ns, errors.Join(err, run.Stop(context.Background())))
+		// Bounded: controller-runtime v0.25's manager cannot stop while its
+		// caches have not synced (runnableGroup.Start spins on a cancelled
+		// context; controller-runtime PR #3440).
+		stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return fmt.Errorf("operator caches for namespace %s not synced within a minute: %w", r.ns, errors.Join(err, run.Stop(stopCtx)))
 	}
 	r.mu.Lock()
 	r.mgr = run
