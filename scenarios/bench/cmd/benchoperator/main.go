@@ -37,7 +37,7 @@ func run() error {
 	listen := fs.String("listen", "127.0.0.1:0", "address of the /snapshot endpoint")
 	addrFile := fs.String("addr-file", "", "file receiving the endpoint's host:port once listening")
 	qps := fs.Float64("qps", -1, "client-side QPS limit; -1 disables it, as ctrl.GetConfig does for the in-cluster config")
-	workers := fs.Int("max-concurrent-reconciles", 0, "as upgrade-operator's --max-concurrent-reconciles")
+	workers := fs.Int("max-concurrent-reconciles", manager.DefaultMaxConcurrentReconciles, "as upgrade-operator's --max-concurrent-reconciles (the same default)")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(fs)
 	_ = fs.Parse(os.Args[1:])
