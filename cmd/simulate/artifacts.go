@@ -9,7 +9,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
 	"github.com/lunadas/upgrade-operator/scenarios/history"
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 )
 
 // artifactsRoot is the folder a failing run's artifacts go under: beside

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
-	"github.com/lunadas/upgrade-operator/scenarios/shrink"
+	"github.com/lunadas/upgrade-operator/scenarios/faults/shrink"
 )
 
 // schedule builds the one schedule of --seed/--scenario/--faults, with

@@ -32,8 +32,8 @@ import (
 	"github.com/lunadas/upgrade-operator/operator/manager"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
-	"github.com/lunadas/upgrade-operator/scenarios/manifests"
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/input/manifests"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 )
 
 func main() {

@@ -17,7 +17,7 @@ import (
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 )
 
 const worker = `apiVersion: apps/v1
@@ -217,7 +217,7 @@ func TestSimulateExitCodes(t *testing.T) {
 	_, err = runWith(t, good, "-o", "yaml")
 	assert.Equal(t, exitBadInput, exitCode(err))
 	// An ordering violation: a crafted report, as the mutants produce on a
-	// real run (scenarios/mutants; the product never violates).
+	// real run (scenarios/faults/mutants; the product never violates).
 	assert.Equal(t, exitViolation, exitCode(withCode(exitViolation, errors.New("x"))))
 }
 

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/lunadas/upgrade-operator/scenarios/checks"
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 )
 
 // jsonResult is `-o json` of one run: the verdict, and per upgrade its

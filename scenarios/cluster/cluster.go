@@ -32,7 +32,7 @@ const (
 var ErrUnsupported = errors.New("not supported on this backend")
 
 // Policy is the operator build under test: the product's (the zero value)
-// or a deliberately weakened one (scenarios/mutants).
+// or a deliberately weakened one (scenarios/faults/mutants).
 type Policy struct {
 	// Name names the build in reports ("product" when empty).
 	Name string

@@ -15,8 +15,8 @@ import (
 
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
-	"github.com/lunadas/upgrade-operator/scenarios/mutants"
-	"github.com/lunadas/upgrade-operator/scenarios/shrink"
+	"github.com/lunadas/upgrade-operator/scenarios/faults/mutants"
+	"github.com/lunadas/upgrade-operator/scenarios/faults/shrink"
 )
 
 // noOptimisticLock writes images with a plain merge patch: the

@@ -16,7 +16,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/scenarios/bench/poller"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
+	"github.com/lunadas/upgrade-operator/scenarios/real/realcluster"
 )
 
 // demux keeps one eventlog.Recorder per namespace, all on one clock, fed

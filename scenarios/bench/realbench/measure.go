@@ -1,6 +1,6 @@
 // Package realbench is make bench's driver: handoff latency, ordering
 // overhead and the poller baseline on a local real control plane
-// (scenarios/controlplane), and the operator's cost versus cluster size.
+// (scenarios/real/controlplane), and the operator's cost versus cluster size.
 // The cluster-driving code is behind the build tag bench; what is here
 // without the tag (timelines from event logs, statistics, the table, the
 // simulator's benchmark output) is pure and unit-tested.
