@@ -17,9 +17,8 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
 // Transcript writes the `kubectl get applicationupgrade` table at each
@@ -72,22 +71,22 @@ type Summary struct {
 	// KubeEvents are the Kubernetes events the operator emitted.
 	KubeEvents []KubeEvent
 	// Reports holds the ordering check of each upgrade, by namespace/name;
-	// for a graph upgrade, checks.Combine of its Edges.
-	Reports map[string]checks.Report
+	// for a graph upgrade, judge.Combine of its Edges.
+	Reports map[string]judge.Report
 	// Graphs are the upgrades shown as graphs (see Transcript), at
 	// v1beta1, by namespace/name; nil or without the key for the others.
 	Graphs map[string]upgradesv1beta1.ApplicationUpgrade
-	// Edges holds checks.GraphOrdering of each graph upgrade, by namespace/name.
-	Edges map[string][]checks.EdgeReport
+	// Edges holds judge.GraphOrdering of each graph upgrade, by namespace/name.
+	Edges map[string][]judge.EdgeReport
 	// Reconciles counts the operator's reconcile calls; -1 when unknown.
 	Reconciles int
 	// ReconcilesBy counts them per upgrade (namespace/name); nil when
 	// unknown (Reconciles is printed then).
 	ReconcilesBy map[string]int
-	// Judged is the one judge's verdict on the run (history.Judge: the
+	// Judged is the one judge's verdict on the run (judge.Judge: the
 	// porcupine model, the invariants and every edge's ordering); nil
 	// when the run was not judged.
-	Judged *history.Result
+	Judged *judge.Result
 }
 
 // upgradeLine is an upgrade's verdict line: its phase, its own duration

@@ -13,9 +13,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
 // Timeline is what one upgrade's event log says, in seconds since the
@@ -35,8 +34,8 @@ type Timeline struct {
 	Failed bool `json:"failed,omitempty"`
 	// OldWorkerPodsAtAPIWrite counts the worker pods of an older image
 	// that still existed (terminating or not) when the API image was
-	// written: the one judge's ordering violations (history.Judge,
-	// checks.Ordering on the worker → API edge).
+	// written: the one judge's ordering violations (judge.Judge,
+	// judge.Ordering on the worker → API edge).
 	OldWorkerPodsAtAPIWrite int `json:"oldWorkerPodsAtAPIWrite"`
 	// Judge is the one judge's first failure (the porcupine model, an
 	// invariant, the ordering); "" when the writes were legal.
@@ -78,7 +77,7 @@ func oldPodEvent(events []eventlog.Event) func(eventlog.Event) bool {
 }
 
 // Measure reads u's Timeline from events (any order; they are put in
-// resourceVersion order as checks.Ordered does).
+// resourceVersion order as judge.Ordered does).
 func Measure(events []eventlog.Event, u Upgrade) Timeline {
 	t := Timeline{WorkerWrite: -1, APIWrite: -1, WorkerGone: -1, APIGone: -1, Completed: -1}
 	type dep struct {
@@ -94,7 +93,7 @@ func Measure(events []eventlog.Event, u Upgrade) Timeline {
 		u.API:    {target: u.APIImg, replicas: u.APIReplicas, write: &t.APIWrite, gone: &t.APIGone, oldLive: map[string]bool{}, newReady: map[string]bool{}},
 	}
 	old := oldPodEvent(events)
-	for _, e := range checks.Ordered(events) {
+	for _, e := range judge.Ordered(events) {
 		if e.Namespace != u.Namespace {
 			continue
 		}
@@ -136,13 +135,13 @@ func Measure(events []eventlog.Event, u Upgrade) Timeline {
 			}
 		}
 	}
-	// the one judge (history.Judge) over the log: its per-edge ordering
+	// the one judge (judge.Judge) over the log: its per-edge ordering
 	// counts the old worker pods, its porcupine model and invariants say
 	// whether the writes were legal
-	j := history.JudgeEvents(events, []history.UpgradeSpec{{Name: "bench", Namespace: u.Namespace,
+	j := judge.JudgeEvents(events, []judge.UpgradeSpec{{Name: "bench", Namespace: u.Namespace,
 		Worker: u.Worker, WorkerImage: u.WorkerImage, API: u.API, APIImage: u.APIImg}})
 	for _, v := range j.Violations {
-		if v.Check == history.CheckOrdering {
+		if v.Check == judge.CheckOrdering {
 			t.OldWorkerPodsAtAPIWrite++
 		}
 	}

@@ -7,9 +7,8 @@ import (
 	"time"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
 // Result is a finished case: the upgrade as it ended, the event log, the
@@ -26,10 +25,10 @@ type Result struct {
 	Upgrade upgradesv1alpha1.ApplicationUpgrade
 	Events  []eventlog.Event
 	Trace   []TraceEntry
-	Report  checks.Report
-	// Judged is the one judge's verdict (history.Judge over Events and the
+	Report  judge.Report
+	// Judged is the one judge's verdict (judge.Judge over Events and the
 	// upgrade's graph: the porcupine model, the invariants, the ordering).
-	Judged *history.Result
+	Judged *judge.Result
 }
 
 // Verify returns every way the result falls short of the case: phase,
@@ -102,7 +101,7 @@ func rvOf(e eventlog.Event) uint64 {
 
 // phaseEvent is the first Phase event entering phase.
 func (r *Result) phaseEvent(phase upgradesv1alpha1.Phase) (eventlog.Event, bool) {
-	for _, e := range checks.Ordered(r.Events) {
+	for _, e := range judge.Ordered(r.Events) {
 		if e.Event == eventlog.Phase && e.Name == UpgradeName && e.Phase == string(phase) {
 			return e, true
 		}
@@ -113,7 +112,7 @@ func (r *Result) phaseEvent(phase upgradesv1alpha1.Phase) (eventlog.Event, bool)
 // phaseBefore is the upgrade's phase just before resourceVersion rv.
 func (r *Result) phaseBefore(rv uint64) string {
 	phase := ""
-	for _, e := range checks.Ordered(r.Events) {
+	for _, e := range judge.Ordered(r.Events) {
 		if rvOf(e) >= rv {
 			break
 		}
@@ -141,7 +140,7 @@ func (r *Result) lastOldWorkerPodDeleted() (uint64, bool) {
 func (r *Result) podEvents(kind string, old bool) []eventlog.Event {
 	worker := eventlog.Final(r.Events).Deployments[eventlog.Key(r.Namespace, WorkerName)]
 	var out []eventlog.Event
-	for _, e := range checks.Ordered(r.Events) {
+	for _, e := range judge.Ordered(r.Events) {
 		if e.Event == kind && e.Deployment == WorkerName && worker != nil && worker.OldHash(e.Hash) == old {
 			out = append(out, e)
 		}

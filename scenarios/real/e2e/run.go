@@ -18,9 +18,8 @@ import (
 
 	"github.com/lunadas/upgrade-operator/deploy"
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 	"github.com/lunadas/upgrade-operator/scenarios/real/realcluster"
 )
 
@@ -161,8 +160,8 @@ func (run *Run) Wait(ctx context.Context, timeout time.Duration) (*Result, error
 	if err := run.r.Client.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: UpgradeName}, &u); err == nil {
 		res.Upgrade = u
 	}
-	res.Report = checks.Ordering(res.Events, checks.Pair{Namespace: run.Namespace, Worker: WorkerName, API: APIName})
-	res.Judged = history.JudgeEvents(res.Events, history.AlphaSpecs([]upgradesv1alpha1.ApplicationUpgrade{res.Upgrade}))
+	res.Report = judge.Ordering(res.Events, judge.Pair{Namespace: run.Namespace, Worker: WorkerName, API: APIName})
+	res.Judged = judge.JudgeEvents(res.Events, judge.AlphaSpecs([]upgradesv1alpha1.ApplicationUpgrade{res.Upgrade}))
 	return res, errors.Join(waitErr, run.rec.Err())
 }
 

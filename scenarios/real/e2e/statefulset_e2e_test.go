@@ -33,7 +33,7 @@ const stsNamespace = "e2e-statefulset-graph"
 
 // fact is one watch event the ordering check needs, with the
 // resourceVersion etcd committed it at (one etcd orders every commit, the
-// same basis as the history checks of scenarios/history).
+// same basis as the history checks of scenarios/judge).
 type fact struct {
 	rv   int64
 	what string

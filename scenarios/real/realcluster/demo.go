@@ -20,10 +20,9 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 	"github.com/lunadas/upgrade-operator/operator/manager"
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
 	"github.com/lunadas/upgrade-operator/scenarios/input/manifests"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 	"github.com/lunadas/upgrade-operator/scenarios/transcript"
 )
 
@@ -57,8 +56,8 @@ const demoNamespace = "job-system"
 // RunDemo installs the CRDs and the demo app, waits for the app to be
 // rolled out, starts the manager in-process, applies the sample
 // ApplicationUpgrade and waits until it is Completed or Failed. It returns
-// the summary and the verdict: checks.Verdict (an upgrade not Completed,
-// an edge's ordering) and the one judge's (history.Judge: the porcupine
+// the summary and the verdict: judge.Verdict (an upgrade not Completed,
+// an edge's ordering) and the one judge's (judge.Judge: the porcupine
 // model, the invariants, every edge's ordering), whose failure writes the
 // artifacts beside the event log and names them.
 func RunDemo(ctx context.Context, cfg DemoConfig) (*transcript.Summary, error) {
@@ -128,16 +127,16 @@ func RunDemo(ctx context.Context, cfg DemoConfig) (*transcript.Summary, error) {
 	sum.KubeEvents = settledKubeEvents(ctx, c, demoNamespace, start, ups)
 	obs.Stop()
 	tr.Finish(*sum)
-	// the one judge (history.Judge) over the event log; on a failure its
+	// the one judge (judge.Judge) over the event log; on a failure its
 	// artifacts go beside the event log
-	sum.Judged = history.JudgeEvents(sum.Events, history.AlphaSpecs(sum.Upgrades))
-	return sum, errors.Join(rec.Err(), checks.Verdict(sum.Upgrades, sum.Reports), sum.Judged.Failure(cfg.EventLogPath, "demo", "make demo"))
+	sum.Judged = judge.JudgeEvents(sum.Events, judge.AlphaSpecs(sum.Upgrades))
+	return sum, errors.Join(rec.Err(), judge.Verdict(sum.Upgrades, sum.Reports), sum.Judged.Failure(cfg.EventLogPath, "demo", "make demo"))
 }
 
 func summarize(ups []upgradesv1alpha1.ApplicationUpgrade, events []eventlog.Event, elapsed time.Duration) *transcript.Summary {
-	sum := &transcript.Summary{Upgrades: ups, Elapsed: elapsed, Events: events, Reconciles: -1, Reports: map[string]checks.Report{}}
+	sum := &transcript.Summary{Upgrades: ups, Elapsed: elapsed, Events: events, Reconciles: -1, Reports: map[string]judge.Report{}}
 	for _, u := range ups {
-		sum.Reports[u.Namespace+"/"+u.Name] = checks.Ordering(events, checks.Pair{Namespace: u.Namespace,
+		sum.Reports[u.Namespace+"/"+u.Name] = judge.Ordering(events, judge.Pair{Namespace: u.Namespace,
 			Worker: u.Spec.Worker.DeploymentRef.Name, API: u.Spec.API.DeploymentRef.Name})
 	}
 	return sum

@@ -220,13 +220,13 @@ func (e *Env) RunUntilRolledOut(ctx context.Context, timeout time.Duration) erro
 }
 
 // Summary lists the ApplicationUpgrades and judges each with
-// checks.Ordering over the event log so far (a graph upgrade: every
-// dependency edge, checks.GraphOrdering); the transcript gets its closing
+// judge.Ordering over the event log so far (a graph upgrade: every
+// dependency edge, judge.GraphOrdering); the transcript gets its closing
 // part.
 func (e *Env) Summary(ctx context.Context) (*Result, error) {
 	res := &Result{Elapsed: e.Sim.Elapsed(), Events: e.rec.Events(), KubeEvents: e.sink.events, Reconciles: e.Operator.Reconciles(),
 		ReconcilesBy: maps.Clone(e.reconcilesBy)}
-	if err := judge(ctx, e.Sim.Client(), e.graphs, e.created, res); err != nil {
+	if err := judgeRun(ctx, e.Sim.Client(), e.graphs, e.created, res); err != nil {
 		return nil, err
 	}
 	e.tr.Finish(*res)

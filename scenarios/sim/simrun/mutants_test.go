@@ -10,9 +10,8 @@ import (
 	"github.com/anishathalye/porcupine"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/faults/mutants"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 )
 
@@ -26,20 +25,20 @@ func TestCountersOnlyReadinessIsCaught(t *testing.T) {
 	require.NotNil(t, res.Judged)
 	assert.Equal(t, porcupine.Illegal, res.Judged.Linearizable, "the one judge's model catches it from the event log alone")
 	assert.Contains(t, res.Judged.Illegal, "API image registry.example.com/job-api:v2.0.0 written while the worker is not fully rolled out")
-	assert.Contains(t, res.Judged.Failed(), history.CheckOrdering)
+	assert.Contains(t, res.Judged.Failed(), judge.CheckOrdering)
 }
 
 // TestGraphDemoAnyDependencyIsCaught proves the graph verdict can fail:
 // with api decided on the faster of its two dependencies
 // (mutants.AnyDependency), the worker → api edge is violated and
-// checks.Verdict fails the run.
+// judge.Verdict fails the run.
 func TestGraphDemoAnyDependencyIsCaught(t *testing.T) {
 	res, err := simrun.Run(context.Background(), simrun.Config{Objects: simrun.GraphDemoObjects(t), Seed: 1, Reconciler: mutants.AnyDependency.Policy.Customize})
 	require.NoError(t, err)
 	v := res.Reports["shop/shop-v3"].Violations
 	require.NotEmpty(t, v)
 	assert.Contains(t, v[0], "worker → api: ")
-	assert.ErrorContains(t, checks.Verdict(res.Upgrades, res.Reports), "ordering violation in shop/shop-v3: worker → api: ")
+	assert.ErrorContains(t, judge.Verdict(res.Upgrades, res.Reports), "ordering violation in shop/shop-v3: worker → api: ")
 	require.NotNil(t, res.Judged)
 	assert.Equal(t, porcupine.Illegal, res.Judged.Linearizable)
 	assert.Contains(t, res.Judged.Illegal, `component "api" image`)

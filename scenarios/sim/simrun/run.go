@@ -1,7 +1,7 @@
 // Package simrun runs ApplicationUpgrades in the simulator: it wires the
 // operator's real reconciler to the simulated API server and controllers,
 // records the event log, and judges the run with the one judge
-// (history.Judge; scenarios/checks' per-edge reports feed the transcript).
+// (judge.Judge; scenarios/judge' per-edge reports feed the transcript).
 package simrun
 
 import (
@@ -25,9 +25,8 @@ import (
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/operator/rollout"
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 	"github.com/lunadas/upgrade-operator/scenarios/transcript"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
@@ -178,14 +177,14 @@ func notFinished(res *Result, lim *simulator.LimitError) error {
 	return &NotFinishedError{Unfinished: out, Limit: lim}
 }
 
-// judge fills res's Upgrades (v1alpha1, sorted by namespace/name),
-// Reports and Judged (the one judge, history.Judge, over the event log and
+// judgeRun fills res's Upgrades (v1alpha1, sorted by namespace/name),
+// Reports and Judged (the one judge, judge.Judge, over the event log and
 // every upgrade's graph) from the ApplicationUpgrades and res.Events. An upgrade created
 // at v1beta1 (graphs) or whose graph v1alpha1 cannot say is a graph: its
-// v1beta1 view goes to Graphs, checks.GraphOrdering of its edges to Edges
-// and their checks.Combine to Reports. Any other is checked on its
+// v1beta1 view goes to Graphs, judge.GraphOrdering of its edges to Edges
+// and their judge.Combine to Reports. Any other is checked on its
 // v1alpha1 worker/API pair.
-func judge(ctx context.Context, c client.Reader, graphs map[string]bool, created []upgradesv1beta1.ApplicationUpgrade, res *Result) error {
+func judgeRun(ctx context.Context, c client.Reader, graphs map[string]bool, created []upgradesv1beta1.ApplicationUpgrade, res *Result) error {
 	var list upgradesv1alpha1.ApplicationUpgradeList
 	if err := c.List(ctx, &list); err != nil {
 		return fmt.Errorf("list applicationupgrades: %w", err)
@@ -195,27 +194,27 @@ func judge(ctx context.Context, c client.Reader, graphs map[string]bool, created
 		return fmt.Errorf("list applicationupgrades at v1beta1: %w", err)
 	}
 	sort.Slice(list.Items, func(i, j int) bool { return key(&list.Items[i]) < key(&list.Items[j]) })
-	res.Upgrades, res.Reports = list.Items, map[string]checks.Report{}
+	res.Upgrades, res.Reports = list.Items, map[string]judge.Report{}
 	for i := range beta.Items {
 		u := &beta.Items[i]
 		if !graphs[key(u)] && eventlog.AlphaShaped(u.Spec) {
 			continue
 		}
 		if res.Graphs == nil {
-			res.Graphs, res.Edges = map[string]upgradesv1beta1.ApplicationUpgrade{}, map[string][]checks.EdgeReport{}
+			res.Graphs, res.Edges = map[string]upgradesv1beta1.ApplicationUpgrade{}, map[string][]judge.EdgeReport{}
 		}
 		res.Graphs[key(u)] = *u
-		res.Edges[key(u)] = checks.GraphOrdering(res.Events, u)
-		res.Reports[key(u)] = checks.Combine(res.Edges[key(u)])
+		res.Edges[key(u)] = judge.GraphOrdering(res.Events, u)
+		res.Reports[key(u)] = judge.Combine(res.Edges[key(u)])
 	}
 	for i := range list.Items {
 		u := &list.Items[i]
 		if _, ok := res.Graphs[key(u)]; !ok {
-			res.Reports[key(u)] = checks.Ordering(res.Events, checks.Pair{Namespace: u.Namespace,
+			res.Reports[key(u)] = judge.Ordering(res.Events, judge.Pair{Namespace: u.Namespace,
 				Worker: u.Spec.Worker.DeploymentRef.Name, API: u.Spec.API.DeploymentRef.Name})
 		}
 	}
-	res.Judged = history.Judge(history.Input{History: history.FromEvents(res.Events), Upgrades: respecced(history.SpecsOf(created), history.SpecsOf(beta.Items))})
+	res.Judged = judge.Judge(judge.Input{History: judge.FromEvents(res.Events), Upgrades: respecced(judge.SpecsOf(created), judge.SpecsOf(beta.Items))})
 	return nil
 }
 
@@ -225,8 +224,8 @@ func judge(ctx context.Context, c client.Reader, graphs map[string]bool, created
 // the respec. Its dependents' writes are then judged against it rolled out
 // to whatever template it runs, every old pod gone; its own writes are not
 // judged (they match no target).
-func respecced(created, final []history.UpgradeSpec) []history.UpgradeSpec {
-	first := map[string]history.UpgradeSpec{}
+func respecced(created, final []judge.UpgradeSpec) []judge.UpgradeSpec {
+	first := map[string]judge.UpgradeSpec{}
 	for _, u := range created {
 		first[u.Namespace+"/"+u.Name] = u
 	}

@@ -15,9 +15,9 @@ import (
 	"github.com/lunadas/upgrade-operator/deploy"
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/manager"
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 	"github.com/lunadas/upgrade-operator/scenarios/input/manifests"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
 var rewrite = flag.Bool("rewrite", false, "rewrite the golden transcripts under testdata/")
@@ -67,7 +67,7 @@ func TestSidecarFirstWorkerCompletesInOrder(t *testing.T) {
 	for seed := int64(1); seed <= 10; seed++ {
 		res, err := Run(context.Background(), Config{Objects: sidecarObjects(t), Seed: seed})
 		require.NoError(t, err, "seed %d", seed)
-		require.NoError(t, checks.Verdict(res.Upgrades, res.Reports), "seed %d", seed)
+		require.NoError(t, judge.Verdict(res.Upgrades, res.Reports), "seed %d", seed)
 		rep := res.Reports["mesh/upgrade-v2"]
 		assert.Equal(t, map[string]int{"registry.example.com/job-worker:v2.0.0": 1}, rep.WorkerWrites, "seed %d", seed)
 		assert.Equal(t, 1, rep.APIWrites, "seed %d", seed)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
 // deploymentOf is the Deployment of component name of any graph upgrade
@@ -61,8 +61,8 @@ func (s *scenario) writtenInOrder(list string) error {
 }
 
 // edges are the callee/caller Deployment pairs of every graph upgrade applied.
-func (s *scenario) edges() []checks.Pair {
-	var out []checks.Pair
+func (s *scenario) edges() []judge.Pair {
+	var out []judge.Pair
 	for _, name := range s.order {
 		g := s.graphs[name]
 		if g == nil || s.refused[name] != nil {
@@ -71,7 +71,7 @@ func (s *scenario) edges() []checks.Pair {
 		for _, c := range g.components {
 			for _, d := range c.DependsOn {
 				if dep, ok := g.component(d); ok {
-					out = append(out, checks.Pair{Namespace: s.cl.Namespace(), Worker: dep.WorkloadName(), API: c.WorkloadName(),
+					out = append(out, judge.Pair{Namespace: s.cl.Namespace(), Worker: dep.WorkloadName(), API: c.WorkloadName(),
 						WorkerKind: string(dep.Kind()), APIKind: string(c.Kind())})
 				}
 			}
@@ -80,7 +80,7 @@ func (s *scenario) edges() []checks.Pair {
 	return out
 }
 
-// graphNeverEarly is checks.Ordering on every dependency edge; at least
+// graphNeverEarly is judge.Ordering on every dependency edge; at least
 // one dependent must have been written, or the rule was not exercised.
 func (s *scenario) graphNeverEarly() error {
 	events := s.cl.History().Events()
@@ -90,7 +90,7 @@ func (s *scenario) graphNeverEarly() error {
 		return fmt.Errorf("no graph upgrade with a dependency was applied")
 	}
 	for _, p := range edges {
-		rep := checks.Ordering(events, p)
+		rep := judge.Ordering(events, p)
 		if len(rep.Violations) > 0 {
 			return fmt.Errorf("%s written while an old pod of %s existed: %s", p.API, p.Worker, rep.Violations[0])
 		}

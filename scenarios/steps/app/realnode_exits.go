@@ -12,7 +12,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/scenarios/cluster"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 	"github.com/lunadas/upgrade-operator/scenarios/real/realnode"
 )
 
@@ -34,7 +34,7 @@ func (s *scenario) onRealNode() bool {
 // period ended, the kubelet's SIGKILL (realnode.CheckGraceKills).
 // It returns nil elsewhere, and when the API image was never changed (a
 // failed upgrade: no handoff to check). The figures go to log.
-func (s *scenario) checkRealNodeExits(h history.History, log io.Writer) error {
+func (s *scenario) checkRealNodeExits(h judge.History, log io.Writer) error {
 	worker, api := s.roles[roleWorker], s.roles[roleAPI]
 	if !s.onRealNode() || worker == nil || api == nil {
 		return nil

@@ -23,7 +23,7 @@ import (
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/scenarios/cluster"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 	"github.com/lunadas/upgrade-operator/scenarios/real/realcluster"
 	"github.com/lunadas/upgrade-operator/scenarios/real/realnode"
 )
@@ -78,7 +78,7 @@ func (s *scenario) finish(ctx context.Context, p *godog.Scenario, stepErr error)
 	}
 	h := s.cl.History()
 	out.History, out.Elapsed = h, s.cl.Elapsed()
-	res := history.Judge(history.Input{History: h})
+	res := judge.Judge(judge.Input{History: h})
 	checkErr := res.Err()
 	out.Checks = res.Failed()
 	if err := s.checkRealNodeExits(h, s.exitsLog()); err != nil {

@@ -2,7 +2,7 @@
 // They talk to a cluster.Cluster, so the same scenarios run on the
 // simulator (TestFeatures, `make test-features`) and on the local control
 // plane (TestFeaturesReal, `make test-features-real`, build tag e2e).
-// After every scenario the history is judged (history.Judge: porcupine and
+// After every scenario the history is judged (judge.Judge: porcupine and
 // the plain invariants); on a failure the porcupine visualization and the
 // logs go to an artifacts folder whose path is printed.
 package app
@@ -24,7 +24,7 @@ import (
 	messages "github.com/cucumber/messages/go/v34"
 
 	"github.com/lunadas/upgrade-operator/scenarios/cluster"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 	"github.com/lunadas/upgrade-operator/scenarios/real/controlplane"
 )
 
@@ -118,7 +118,7 @@ type Outcome struct {
 	// Artifacts is the folder written on a failure.
 	Artifacts string
 	// History is everything recorded.
-	History history.History
+	History judge.History
 	// Elapsed is the scenario's duration on its backend's clock.
 	Elapsed time.Duration
 }

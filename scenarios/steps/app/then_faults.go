@@ -4,13 +4,13 @@ import (
 	"fmt"
 
 	"github.com/lunadas/upgrade-operator/scenarios/cluster"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
 // rejections returns, per write target, the injected failures and whether
 // a later attempt succeeded.
-func (s *scenario) rejections() (map[string][]history.Op, map[string]bool) {
-	rejected, succeeded := map[string][]history.Op{}, map[string]bool{}
+func (s *scenario) rejections() (map[string][]judge.Op, map[string]bool) {
+	rejected, succeeded := map[string][]judge.Op{}, map[string]bool{}
 	for _, op := range s.cl.History().Ops {
 		if !op.Write() {
 			continue

@@ -7,14 +7,13 @@ import (
 	"time"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
-// ordering is checks.Ordering of the worker and API Deployments.
-func (s *scenario) ordering() checks.Report {
-	return checks.Ordering(s.cl.History().Events(), checks.Pair{Namespace: s.cl.Namespace(), Worker: s.role(roleWorker).name, API: s.role(roleAPI).name})
+// ordering is judge.Ordering of the worker and API Deployments.
+func (s *scenario) ordering() judge.Report {
+	return judge.Ordering(s.cl.History().Events(), judge.Pair{Namespace: s.cl.Namespace(), Worker: s.role(roleWorker).name, API: s.role(roleAPI).name})
 }
 
 func (s *scenario) neverEarly() error {
@@ -117,9 +116,9 @@ func (s *scenario) noPollingGap(seconds int) error {
 }
 
 // operatorWrites are the operator's successful writes of deployment.
-func (s *scenario) operatorWrites(deployment string) []history.Op {
-	var out []history.Op
-	for _, op := range history.SuccessfulWrites(s.cl.History().Ops) {
+func (s *scenario) operatorWrites(deployment string) []judge.Op {
+	var out []judge.Op
+	for _, op := range judge.SuccessfulWrites(s.cl.History().Ops) {
 		if deployment == "" || op.Name == deployment {
 			out = append(out, op)
 		}

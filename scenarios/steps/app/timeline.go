@@ -3,9 +3,8 @@ package app
 import (
 	"slices"
 
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
 // livePod is a pod between its creation and its deletion.
@@ -51,14 +50,14 @@ func (m *moment) oldPods(deployment string) int {
 
 // replay walks the facts in commit (resourceVersion) order and calls fn
 // after each with the cluster as it stood then.
-func replay(facts []history.Fact, fn func(m *moment)) {
+func replay(facts []judge.Fact, fn func(m *moment)) {
 	events := make([]eventlog.Event, len(facts))
 	for i, f := range facts {
 		events[i] = f.Event
 	}
 	m := &moment{Counters: map[string]eventlog.Counters{}, Images: map[string][]string{}, Pods: map[string]livePod{},
 		Phases: map[string]string{}, Writes: map[string]int{}}
-	for _, e := range checks.Ordered(events) {
+	for _, e := range judge.Ordered(events) {
 		m.Event = e
 		switch e.Event {
 		case eventlog.DeploymentWrite:
@@ -88,7 +87,7 @@ func replay(facts []history.Fact, fn func(m *moment)) {
 
 // firstRewriteAt is the time the deployment's template was first changed
 // after its creation, or -1.
-func firstRewriteAt(facts []history.Fact, deployment string) float64 {
+func firstRewriteAt(facts []judge.Fact, deployment string) float64 {
 	at := -1.0
 	replay(facts, func(m *moment) {
 		if at < 0 && m.rewrite(deployment) {

@@ -1,7 +1,8 @@
-// Package checks holds the invariants every run is judged by, computed from
-// an event log (scenarios/eventlog) alone, so they apply unchanged to the
-// simulator and to a real cluster.
-package checks
+// The per-edge ordering checks (formerly package checks) are computed
+// from an event log (scenarios/eventlog) alone, so they apply unchanged to
+// the simulator and to a real cluster.
+
+package judge
 
 import (
 	"cmp"
@@ -28,14 +29,6 @@ type Pair struct {
 
 // WorkerNS is the worker workload's namespace.
 func (p Pair) WorkerNS() string { return cmp.Or(p.WorkerNamespace, p.Namespace) }
-
-// kindOf is kind as eventlog.Event.Kind says it ("" for a Deployment).
-func kindOf(kind string) string {
-	if kind == "Deployment" {
-		return ""
-	}
-	return kind
-}
 
 // Report is what Ordering found.
 type Report struct {
@@ -83,7 +76,7 @@ func Ordering(events []eventlog.Event, p Pair) Report {
 				old := s.Pods[k]
 				rep.Violations = append(rep.Violations, fmt.Sprintf(
 					"t=%.3fs: API image %s written while old worker pod %s (hash %s, %s) still exists%s",
-					e.T, e.Image, old.Name, old.Hash, describeContainers(old.Containers), terminating(old)))
+					e.T, e.Image, old.Name, old.Hash, describeContainers(old.Containers), terminatingMark(old)))
 			}
 		case s.Gone != nil && s.Gone.Namespace == p.WorkerNS() && s.Gone.Deployment == p.Worker && s.Gone.Kind == workerKind &&
 			rep.FirstAPIWrite < 0 && s.Old(s.Gone):
@@ -105,7 +98,7 @@ func describeContainers(cs []eventlog.Container) string {
 	return strings.Join(parts, ", ")
 }
 
-func terminating(p *eventlog.PodState) string {
+func terminatingMark(p *eventlog.PodState) string {
 	if p.Deleting {
 		return " (terminating)"
 	}

@@ -1,4 +1,4 @@
-package history
+package judge
 
 import (
 	"cmp"
@@ -8,7 +8,6 @@ import (
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
 
@@ -32,7 +31,7 @@ const (
 )
 
 // Invariants checks h beside the porcupine model:
-//   - ordering: checks.Ordering for every dependency edge of an upgrade's
+//   - ordering: Ordering for every dependency edge of an upgrade's
 //     graph (the dependency as the callee, the dependent as the caller;
 //     for v1alpha1 the worker/API pair): no component's image is written
 //     while an old pod of a component it depends on exists;
@@ -54,9 +53,9 @@ func Invariants(h History) []Violation { return invariants(h, nil) }
 // of upgrades (Input.Upgrades).
 func invariants(h History, upgrades []UpgradeSpec) []Violation {
 	var out []Violation
-	ordered := checks.Ordered(h.Events())
+	ordered := Ordered(h.Events())
 	for _, p := range pairs(h, upgrades) {
-		for _, v := range checks.Ordering(ordered, p).Violations {
+		for _, v := range Ordering(ordered, p).Violations {
 			out = append(out, Violation{CheckOrdering, v})
 		}
 	}
@@ -69,9 +68,9 @@ func invariants(h History, upgrades []UpgradeSpec) []Violation {
 // pairs are the dependency edges of the graphs the reconciles read and of
 // upgrades, as callee (Worker) / caller (API) pairs with their kinds,
 // sorted.
-func pairs(h History, upgrades []UpgradeSpec) []checks.Pair {
-	seen := map[checks.Pair]bool{}
-	var out []checks.Pair
+func pairs(h History, upgrades []UpgradeSpec) []Pair {
+	seen := map[Pair]bool{}
+	var out []Pair
 	graphs := graphsOf(upgrades)
 	for _, op := range h.Ops {
 		if op.Upgrade == nil || op.Namespace == "" {
@@ -89,7 +88,7 @@ func pairs(h History, upgrades []UpgradeSpec) []checks.Pair {
 				if !ok {
 					continue
 				}
-				p := checks.Pair{Namespace: cmp.Or(c.Namespace, upgradeNS), Worker: dep.Deployment, API: c.Deployment,
+				p := Pair{Namespace: cmp.Or(c.Namespace, upgradeNS), Worker: dep.Deployment, API: c.Deployment,
 					WorkerKind: dep.Kind, APIKind: c.Kind}
 				if ns := cmp.Or(dep.Namespace, upgradeNS); ns != p.Namespace {
 					p.WorkerNamespace = ns

@@ -1,4 +1,4 @@
-package history
+package judge
 
 import (
 	"cmp"
@@ -53,7 +53,7 @@ func FromEvents(events []eventlog.Event) History {
 // Judge is the one verdict every runner asks for: porcupine's check of
 // Model (linearizability of the operator's writes and status claims
 // against the cluster's facts), the plain invariants (Invariants) and the
-// per-edge ordering (checks.Ordering on every dependency edge of
+// per-edge ordering (Ordering on every dependency edge of
 // in.Upgrades and of the graphs the recorded reconciles read, kinds
 // included).
 //

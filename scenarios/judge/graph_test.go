@@ -1,4 +1,4 @@
-package history
+package judge
 
 import (
 	"strconv"
@@ -7,7 +7,6 @@ import (
 	"github.com/anishathalye/porcupine"
 	"github.com/stretchr/testify/assert"
 
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
 
@@ -116,7 +115,7 @@ func TestGraphEdgesAreOrderingPairs(t *testing.T) {
 	assert.Contains(t, fmtPairs(got), "db→worker")
 }
 
-func fmtPairs(ps []checks.Pair) []string {
+func fmtPairs(ps []Pair) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, p.Worker+"→"+p.API)

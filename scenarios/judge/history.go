@@ -1,4 +1,5 @@
-// Package history records what happened during a scenario on either
+// Package judge is the one judge of every run. It records what happened
+// during a scenario on either
 // backend — the cluster's ordering-relevant facts (the detailed event log,
 // from the simulator's store or a real cluster's watches) and every API call
 // the operator made, with call and return times — and judges it: a
@@ -6,7 +7,7 @@
 // while the callee (worker) is fully rolled out, and plain invariants beside
 // it. On a failure it writes porcupine's HTML visualization and the logs to
 // an artifacts folder.
-package history
+package judge
 
 import (
 	"cmp"
