@@ -22,7 +22,7 @@ import (
 	"github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/platform/controller"
 	"github.com/lunadas/upgrade-operator/operator/starlingx/vim"
-	"github.com/lunadas/upgrade-operator/scenarios/sim/simapi"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 	"github.com/lunadas/upgrade-operator/scenarios/sim/stxsim"
 	"github.com/lunadas/upgrade-operator/simulator"
 	"github.com/lunadas/upgrade-operator/simulator/starlingx"
@@ -69,7 +69,7 @@ func New(opts Options) (*Env, error) {
 	if opts.RestartDelay == 0 {
 		opts.RestartDelay = time.Minute
 	}
-	sim := simapi.New(simulator.Options{Seed: opts.Seed, Start: opts.System.Start})
+	sim := simrun.NewSim(simulator.Options{Seed: opts.Seed, Start: opts.System.Start})
 	sim.SetClusterScoped(schema.GroupKind{Group: v1alpha1.GroupVersion.Group, Kind: "Upgrade"})
 	cfg := opts.System
 	cfg.Start = sim.Now()

@@ -14,7 +14,7 @@ import (
 )
 
 // TestDemoIsStoredAtV1beta1: the demo upgrade, created and reconciled at
-// ObservedVersion, is one object served at both versions (simapi wires
+// ObservedVersion, is one object served at both versions (simapi.go wires
 // the conversion): read at v1beta1 it is the worker → api graph, rolled.
 func TestDemoIsStoredAtV1beta1(t *testing.T) {
 	const seed = 1

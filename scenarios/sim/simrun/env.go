@@ -15,7 +15,6 @@ import (
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/sim/simapi"
 	"github.com/lunadas/upgrade-operator/scenarios/transcript"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
@@ -25,7 +24,7 @@ const OperatorName = "applicationupgrade"
 
 // ObservedVersion is the version the run's observers (event log,
 // transcript, Config.Observe) and the operator's watches see
-// ApplicationUpgrades at; the store keeps them at simapi.StorageVersion.
+// ApplicationUpgrades at; the store keeps them at StorageVersion.
 var ObservedVersion = upgradesv1alpha1.GroupVersion
 
 // Env is a simulation with the Kubernetes models and the operator
@@ -73,7 +72,7 @@ func (e *Env) countReconciles(wrap func(reconcile.Reconciler) reconcile.Reconcil
 // subscribed, the Kubernetes models and the operator installed. It creates
 // none of cfg.Objects (see Create).
 func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
-	sim := simapi.New(simulator.Options{Seed: cfg.Seed})
+	sim := NewSim(simulator.Options{Seed: cfg.Seed})
 	e := &Env{Sim: sim, cfg: cfg, start: sim.Now(), graphs: map[string]bool{}}
 	e.rec = eventlog.NewRecorder(e.start, cfg.EventLog)
 	e.rec.SetTemplateHash(simulator.PodTemplateHash)

@@ -1,10 +1,12 @@
-// Package simapi builds simulations that serve the operator's APIs as a
-// cluster with the operator's CRDs installed does: every type of
+// NewSim and Install (formerly package simapi) build simulations that
+// serve the operator's APIs as a cluster with the operator's CRDs installed
+// does: every type of
 // manager.NewScheme, and ApplicationUpgrade stored once at its storage
 // version (v1beta1) and converted to and from v1alpha1 by the API types'
 // own conversion (v1alpha1 is conversion.Convertible against the v1beta1
 // hub) — what the conversion webhook does on a real API server.
-package simapi
+
+package simrun
 
 import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -21,9 +23,9 @@ var ApplicationUpgradeKind = schema.GroupKind{Group: upgradesv1beta1.GroupVersio
 // CRD's `storage: true` version (deploy/crd/bases).
 const StorageVersion = "v1beta1"
 
-// New returns simulator.New(opts) with opts.Scheme defaulting to
+// NewSim returns simulator.New(opts) with opts.Scheme defaulting to
 // manager.NewScheme() and the operator's conversions installed (Install).
-func New(opts simulator.Options) *simulator.Sim {
+func NewSim(opts simulator.Options) *simulator.Sim {
 	if opts.Scheme == nil {
 		opts.Scheme = manager.NewScheme()
 	}
