@@ -11,7 +11,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/timeline"
+	"github.com/lunadas/upgrade-operator/scenarios/render/timeline"
 )
 
 // Artifact file names inside a scenario's artifacts folder.
@@ -26,7 +26,7 @@ const (
 // WriteArtifacts writes into dir (created if needed): porcupine's HTML
 // visualization of the history under Model (pod lifecycles and template
 // writes as annotations), the SVG timeline of the event log
-// (scenarios/timeline), the event log and the operator's calls as JSON
+// (scenarios/render/timeline), the event log and the operator's calls as JSON
 // Lines (the calls Judge derived from the log included, fromLog set), and
 // the verdict followed by notes (the seed and the replay command).
 func (r *Result) WriteArtifacts(dir string, h History, notes string) error {

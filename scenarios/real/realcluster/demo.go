@@ -23,7 +23,7 @@ import (
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 	"github.com/lunadas/upgrade-operator/scenarios/input/manifests"
 	"github.com/lunadas/upgrade-operator/scenarios/judge"
-	"github.com/lunadas/upgrade-operator/scenarios/transcript"
+	"github.com/lunadas/upgrade-operator/scenarios/render/console"
 )
 
 // DemoConfig configures RunDemo.
@@ -60,7 +60,7 @@ const demoNamespace = "job-system"
 // an edge's ordering) and the one judge's (judge.Judge: the porcupine
 // model, the invariants, every edge's ordering), whose failure writes the
 // artifacts beside the event log and names them.
-func RunDemo(ctx context.Context, cfg DemoConfig) (*transcript.Summary, error) {
+func RunDemo(ctx context.Context, cfg DemoConfig) (*console.Summary, error) {
 	c, err := client.New(cfg.RESTConfig, client.Options{Scheme: Scheme()})
 	if err != nil {
 		return nil, fmt.Errorf("create client: %w", err)
@@ -89,7 +89,7 @@ func RunDemo(ctx context.Context, cfg DemoConfig) (*transcript.Summary, error) {
 	}
 	start := time.Now()
 	rec := eventlog.NewRecorder(start, logOut)
-	tr := transcript.New(cfg.Out, start)
+	tr := console.New(cfg.Out, start)
 	obs, err := Observe(ctx, cfg.RESTConfig, demoNamespace, recorderTee{rec, tr})
 	if err != nil {
 		return nil, err
@@ -133,8 +133,8 @@ func RunDemo(ctx context.Context, cfg DemoConfig) (*transcript.Summary, error) {
 	return sum, errors.Join(rec.Err(), judge.Verdict(sum.Upgrades, sum.Reports), sum.Judged.Failure(cfg.EventLogPath, "demo", "make demo"))
 }
 
-func summarize(ups []upgradesv1alpha1.ApplicationUpgrade, events []eventlog.Event, elapsed time.Duration) *transcript.Summary {
-	sum := &transcript.Summary{Upgrades: ups, Elapsed: elapsed, Events: events, Reconciles: -1, Reports: map[string]judge.Report{}}
+func summarize(ups []upgradesv1alpha1.ApplicationUpgrade, events []eventlog.Event, elapsed time.Duration) *console.Summary {
+	sum := &console.Summary{Upgrades: ups, Elapsed: elapsed, Events: events, Reconciles: -1, Reports: map[string]judge.Report{}}
 	for _, u := range ups {
 		sum.Reports[u.Namespace+"/"+u.Name] = judge.Ordering(events, judge.Pair{Namespace: u.Namespace,
 			Worker: u.Spec.Worker.DeploymentRef.Name, API: u.Spec.API.DeploymentRef.Name})
@@ -188,14 +188,14 @@ func WaitTerminal(ctx context.Context, c client.Reader, namespace string, timeou
 // ReasonCompleted event is listed, or after 10 s: the manager's event
 // broadcaster writes events asynchronously, after the status write that
 // WaitTerminal saw.
-func settledKubeEvents(ctx context.Context, c client.Reader, namespace string, start time.Time, ups []upgradesv1alpha1.ApplicationUpgrade) []transcript.KubeEvent {
+func settledKubeEvents(ctx context.Context, c client.Reader, namespace string, start time.Time, ups []upgradesv1alpha1.ApplicationUpgrade) []console.KubeEvent {
 	want := 0
 	for _, u := range ups {
 		if u.Status.Phase == upgradesv1alpha1.PhaseCompleted {
 			want++
 		}
 	}
-	var events []transcript.KubeEvent
+	var events []console.KubeEvent
 	_ = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
 		events = kubeEvents(ctx, c, namespace, start)
 		n := 0
@@ -211,12 +211,12 @@ func settledKubeEvents(ctx context.Context, c client.Reader, namespace string, s
 
 // kubeEvents lists the events.k8s.io events regarding ApplicationUpgrades in
 // namespace, oldest first; a listing error yields none (they are informative).
-func kubeEvents(ctx context.Context, c client.Reader, namespace string, start time.Time) []transcript.KubeEvent {
+func kubeEvents(ctx context.Context, c client.Reader, namespace string, start time.Time) []console.KubeEvent {
 	var list eventsv1.EventList
 	if err := c.List(ctx, &list, client.InNamespace(namespace)); err != nil {
 		return nil
 	}
-	var out []transcript.KubeEvent
+	var out []console.KubeEvent
 	for _, e := range list.Items {
 		if e.Regarding.Kind != "ApplicationUpgrade" {
 			continue
@@ -225,7 +225,7 @@ func kubeEvents(ctx context.Context, c client.Reader, namespace string, start ti
 		if at.IsZero() {
 			at = e.CreationTimestamp.Time
 		}
-		out = append(out, transcript.KubeEvent{At: at.Sub(start), Object: e.Regarding.Namespace + "/" + e.Regarding.Name,
+		out = append(out, console.KubeEvent{At: at.Sub(start), Object: e.Regarding.Namespace + "/" + e.Regarding.Name,
 			Type: e.Type, Reason: e.Reason, Note: e.Note})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })

@@ -14,7 +14,7 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 )
 
-// Sink receives watch events; *eventlog.Recorder and *transcript.Transcript are sinks.
+// Sink receives watch events; *eventlog.Recorder and *console.Console are sinks.
 type Sink interface {
 	Observe(typ watch.EventType, obj client.Object, at time.Time)
 }

@@ -14,13 +14,13 @@ import (
 
 	"github.com/lunadas/upgrade-operator/operator/rollout"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/transcript"
+	"github.com/lunadas/upgrade-operator/scenarios/render/console"
 )
 
 // recorderTee feeds one watch stream to the event log and the transcript.
 type recorderTee struct {
 	rec *eventlog.Recorder
-	tr  *transcript.Transcript
+	tr  *console.Console
 }
 
 // Observe implements Sink.

@@ -15,7 +15,7 @@ import (
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/transcript"
+	"github.com/lunadas/upgrade-operator/scenarios/render/console"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
@@ -41,7 +41,7 @@ type Env struct {
 	// or pod, or of an ApplicationUpgrade, since the last whenChanged check
 	changedApp, changedUpgrades bool
 	rec                         *eventlog.Recorder
-	tr                          *transcript.Transcript
+	tr                          *console.Console
 	sink                        *eventSink
 	start                       time.Time
 	graphs                      map[string]bool // namespace/name of the upgrades created at v1beta1
@@ -76,7 +76,7 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 	e := &Env{Sim: sim, cfg: cfg, start: sim.Now(), graphs: map[string]bool{}}
 	e.rec = eventlog.NewRecorder(e.start, cfg.EventLog)
 	e.rec.SetTemplateHash(simulator.PodTemplateHash)
-	e.tr = transcript.New(cfg.Transcript, e.start)
+	e.tr = console.New(cfg.Transcript, e.start)
 	sim.Subscribe(func(ev simulator.WatchEvent) {
 		e.rec.Observe(ev.Type, ev.Object, ev.Time)
 		e.tr.Observe(ev.Type, ev.Object, ev.Time)
@@ -169,7 +169,7 @@ func OperatorWatches(sim *simulator.Sim) []simulator.Watch {
 
 // Create creates objs in order; errors name the object. An
 // ApplicationUpgrade created at v1beta1 is shown and judged as a graph
-// (transcript.Transcript.Graph, Summary's Graphs and Edges) whatever its shape.
+// (console.Console.Graph, Summary's Graphs and Edges) whatever its shape.
 func (e *Env) Create(ctx context.Context, objs []client.Object) error {
 	for _, o := range objs {
 		if _, ok := o.(*upgradesv1beta1.ApplicationUpgrade); ok {

@@ -9,7 +9,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/lunadas/upgrade-operator/scenarios/transcript"
+	"github.com/lunadas/upgrade-operator/scenarios/render/console"
 )
 
 // KubeEvent is a Kubernetes event the operator emitted during a run.
@@ -26,7 +26,7 @@ type KubeEvent struct {
 type eventSink struct {
 	clock  clock.PassiveClock
 	start  time.Time
-	events []transcript.KubeEvent
+	events []console.KubeEvent
 }
 
 var _ events.EventRecorder = (*eventSink)(nil)
@@ -37,5 +37,5 @@ func (s *eventSink) Eventf(regarding runtime.Object, _ runtime.Object, eventtype
 	if o, ok := regarding.(client.Object); ok {
 		name = o.GetNamespace() + "/" + o.GetName()
 	}
-	s.events = append(s.events, transcript.KubeEvent{At: s.clock.Now().Sub(s.start), Object: name, Type: eventtype, Reason: reason, Note: fmt.Sprintf(note, args...)})
+	s.events = append(s.events, console.KubeEvent{At: s.clock.Now().Sub(s.start), Object: name, Type: eventtype, Reason: reason, Note: fmt.Sprintf(note, args...)})
 }

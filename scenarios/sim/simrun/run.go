@@ -1,7 +1,7 @@
 // Package simrun runs ApplicationUpgrades in the simulator: it wires the
 // operator's real reconciler to the simulated API server and controllers,
 // records the event log, and judges the run with the one judge
-// (judge.Judge; scenarios/judge' per-edge reports feed the transcript).
+// (judge.Judge; the judge's per-edge reports feed the transcript).
 package simrun
 
 import (
@@ -27,7 +27,7 @@ import (
 	"github.com/lunadas/upgrade-operator/operator/rollout"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 	"github.com/lunadas/upgrade-operator/scenarios/judge"
-	"github.com/lunadas/upgrade-operator/scenarios/transcript"
+	"github.com/lunadas/upgrade-operator/scenarios/render/console"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
@@ -77,7 +77,7 @@ type Injector interface {
 }
 
 // Result is the outcome of a run; Elapsed is virtual time.
-type Result = transcript.Summary
+type Result = console.Summary
 
 // Run simulates until every ApplicationUpgrade is Completed or Failed, or
 // the virtual limit passes (an error naming the limit). Errors creating the

@@ -1,4 +1,4 @@
-package transcript
+package console
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ import (
 //	shop-v3   Progressing   1/4      ...       6s
 //	  COMPONENT   WAVE   PHASE        IMAGE                MESSAGE
 //	  db          0      Rolled       shop-db:v3.0.0       ...
-func (t *Transcript) graph(u *upgradesv1beta1.ApplicationUpgrade, at time.Time) {
+func (t *Console) graph(u *upgradesv1beta1.ApplicationUpgrade, at time.Time) {
 	if u.Status.Phase == "" {
 		return
 	}
@@ -70,7 +70,7 @@ func phases(u *upgradesv1beta1.ApplicationUpgrade) string {
 // graphVerdict prints a graph upgrade's outcome: its v1beta1 phase, then
 // per dependency edge the handoff (the dependency's last old pod deleted →
 // the dependent's first write of its new image), then the violations.
-func (t *Transcript) graphVerdict(u *upgradesv1beta1.ApplicationUpgrade, res Summary) {
+func (t *Console) graphVerdict(u *upgradesv1beta1.ApplicationUpgrade, res Summary) {
 	k := key(u)
 	fmt.Fprintln(t.out, res.upgradeLine(k, string(u.Status.Phase)))
 	for _, e := range res.Edges[k] {

@@ -1,6 +1,10 @@
-// Package transcript writes what a user watching the cluster would see
-// during an upgrade — the same on the simulator and on a real cluster.
-package transcript
+// Package console writes what a user watching the cluster would see
+// during an upgrade — the same on the simulator and on a real cluster. It
+// is the text `make simulate` and `make demo` print; the golden
+// *.transcript files of scenarios/sim/simrun hold it. (Formerly package
+// transcript: "transcript" now names only those golden files and the
+// simulator's script/expected-output tests.)
+package console
 
 import (
 	"fmt"
@@ -21,7 +25,7 @@ import (
 	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
-// Transcript writes the `kubectl get applicationupgrade` table at each
+// Console writes the `kubectl get applicationupgrade` table at each
 // phase change (timestamps in seconds since start; virtual in the
 // simulator), then a per-pod timeline, the operator's events and the
 // ordering verdict. Its output depends only on what it observes, so a
@@ -31,7 +35,7 @@ import (
 // can say its graph (eventlog.AlphaShaped) and it was not marked with
 // Graph; otherwise as a graph at v1beta1 (columns ROLLED, and a table of
 // the components) whenever the upgrade's or a component's phase changes.
-type Transcript struct {
+type Console struct {
 	out    io.Writer
 	start  time.Time
 	phases map[string]upgradesv1alpha1.Phase
@@ -39,17 +43,17 @@ type Transcript struct {
 	shown  map[string]string // namespace/name → the phases last shown as a graph
 }
 
-// New returns a Transcript writing to out (nil writes nothing), with times
+// New returns a Console writing to out (nil writes nothing), with times
 // relative to start.
-func New(out io.Writer, start time.Time) *Transcript {
-	return &Transcript{out: out, start: start, phases: map[string]upgradesv1alpha1.Phase{},
+func New(out io.Writer, start time.Time) *Console {
+	return &Console{out: out, start: start, phases: map[string]upgradesv1alpha1.Phase{},
 		graphs: map[string]bool{}, shown: map[string]string{}}
 }
 
 // Graph marks the upgrade namespace/name (one applied at v1beta1) to be
 // shown as a graph even when v1alpha1 could say it. Call it before the
 // upgrade is created.
-func (t *Transcript) Graph(namespace, name string) { t.graphs[namespace+"/"+name] = true }
+func (t *Console) Graph(namespace, name string) { t.graphs[namespace+"/"+name] = true }
 
 // KubeEvent is a Kubernetes event the operator emitted.
 type KubeEvent struct {
@@ -73,7 +77,7 @@ type Summary struct {
 	// Reports holds the ordering check of each upgrade, by namespace/name;
 	// for a graph upgrade, judge.Combine of its Edges.
 	Reports map[string]judge.Report
-	// Graphs are the upgrades shown as graphs (see Transcript), at
+	// Graphs are the upgrades shown as graphs (see Console), at
 	// v1beta1, by namespace/name; nil or without the key for the others.
 	Graphs map[string]upgradesv1beta1.ApplicationUpgrade
 	// Edges holds judge.GraphOrdering of each graph upgrade, by namespace/name.
@@ -127,7 +131,7 @@ func (res Summary) duration(k string) time.Duration {
 // Observe prints the table when obj is an ApplicationUpgrade (at either
 // version) whose phase, or for a graph one of whose components' phases,
 // changed.
-func (t *Transcript) Observe(typ watch.EventType, obj client.Object, at time.Time) {
+func (t *Console) Observe(typ watch.EventType, obj client.Object, at time.Time) {
 	if t.out == nil || typ == watch.Deleted {
 		return
 	}
@@ -155,7 +159,7 @@ func (t *Transcript) Observe(typ watch.EventType, obj client.Object, at time.Tim
 }
 
 // alpha prints u's v1alpha1 row when its phase changed.
-func (t *Transcript) alpha(u *upgradesv1alpha1.ApplicationUpgrade, at time.Time) {
+func (t *Console) alpha(u *upgradesv1alpha1.ApplicationUpgrade, at time.Time) {
 	k := key(u)
 	if u.Status.Phase == "" || u.Status.Phase == t.phases[k] {
 		return
@@ -177,7 +181,7 @@ type podLife struct {
 }
 
 // Finish prints the pod timeline, the events and each upgrade's verdict.
-func (t *Transcript) Finish(res Summary) {
+func (t *Console) Finish(res Summary) {
 	if t.out == nil {
 		return
 	}
@@ -216,7 +220,7 @@ func (t *Transcript) Finish(res Summary) {
 // pods prints the per-pod timeline from the event log: pods of the
 // Deployments in ranks first, in rank order (a graph's waves), then the
 // others, a Deployment's pods in the order they appeared.
-func (t *Transcript) pods(events []eventlog.Event, ranks map[string]int) {
+func (t *Console) pods(events []eventlog.Event, ranks map[string]int) {
 	byName := map[string]*podLife{}
 	lives := map[string]string{} // namespace/name → the key of its current life in byName
 	var order []string
