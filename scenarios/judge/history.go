@@ -1,7 +1,7 @@
 // Package judge is the one judge of every run. It records what happened
-// during a scenario on either
-// backend — the cluster's ordering-relevant facts (the detailed event log,
-// from the simulator's store or a real cluster's watches) and every API call
+// during a scenario on either backend — the cluster's ordering-relevant
+// facts (the detailed event log, from the simulator's store or a real
+// cluster's watches) and every API call
 // the operator made, with call and return times — and judges it: a
 // porcupine model in which writing the caller's (API's) image is legal only
 // while the callee (worker) is fully rolled out, and plain invariants beside
