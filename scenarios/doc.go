@@ -41,8 +41,7 @@
 //
 // Faults:
 //
-//	faults               the fault catalog of cmd/simulate: Generate, ParseFaults, Run (--seeds, --faults); the features still inject through cluster.Faults
-//	faults/shrink        reduces a failing schedule to a 1-minimal one
+//	faults               the fault catalog of cmd/simulate: Generate, ParseFaults, Run (--seeds, --faults), Shrink; the features still inject through cluster.Faults
 //	faults/sweep         the crash-point sweep (make simulate --crash-sweep)
 //	faults/mutants       deliberately weakened policies that the judge must catch (make test-mutants)
 //

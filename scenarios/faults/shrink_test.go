@@ -1,29 +1,27 @@
-package shrink
+package faults
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/lunadas/upgrade-operator/scenarios/faults"
 )
 
-func schedule(t *testing.T, spec string) faults.Schedule {
+func schedule(t *testing.T, spec string) Schedule {
 	t.Helper()
-	fs, err := faults.ParseFaults(spec)
+	fs, err := ParseFaults(spec)
 	require.NoError(t, err)
-	return faults.Schedule{Seed: 7, Scenario: "demo", Faults: fs}
+	return Schedule{Seed: 7, Scenario: "demo", Faults: fs}
 }
 
 // The failure needs a crash and at least 2 conflicts; everything else is noise.
 func TestShrinkKeepsWhatTheFailureNeeds(t *testing.T) {
 	s := schedule(t, "node-lost@3s,conflict@4:n=6,stale@1s:for=40s,crash@9:down=8s,edit@2s")
-	fails := func(c faults.Schedule) bool {
+	fails := func(c Schedule) bool {
 		crash, conflicts := false, 0
 		for _, f := range c.Faults {
-			crash = crash || f.Kind == faults.Crash
-			if f.Kind == faults.Conflict {
+			crash = crash || f.Kind == Crash
+			if f.Kind == Conflict {
 				conflicts = f.Int("n")
 			}
 		}
@@ -40,7 +38,7 @@ func TestShrinkKeepsWhatTheFailureNeeds(t *testing.T) {
 }
 
 func TestShrinkToNothingWhenNoFaultIsNeeded(t *testing.T) {
-	res := Shrink(schedule(t, "crash@3,drop@1s"), func(faults.Schedule) bool { return true })
+	res := Shrink(schedule(t, "crash@3,drop@1s"), func(Schedule) bool { return true })
 	assert.Empty(t, res.Schedule.Faults)
 	assert.Equal(t, 1, res.Runs)
 }

@@ -1,21 +1,20 @@
-// Package shrink reduces a failing fault schedule to a small one that
-// still fails the same way: it drops faults one at a time while the run
+// Shrink (formerly package shrink) reduces a failing fault schedule to a
+// small one that still fails the same way: it drops faults one at a time while the run
 // still fails (a greedy delta debugging to a 1-minimal schedule), then
 // lowers what is left (fewer failing calls, shorter windows, a restart
 // sooner). Seed and scenario are kept, so the result replays with one
 // command.
-package shrink
+
+package faults
 
 import (
 	"strconv"
 	"time"
-
-	"github.com/lunadas/upgrade-operator/scenarios/faults"
 )
 
-// Result is a shrunk schedule and the work it took.
-type Result struct {
-	Schedule faults.Schedule
+// ShrinkResult is a shrunk schedule and the work it took.
+type ShrinkResult struct {
+	Schedule Schedule
 	// Runs is how many candidate schedules were run.
 	Runs int
 }
@@ -23,9 +22,9 @@ type Result struct {
 // Shrink returns the smallest schedule it finds for which fails holds;
 // fails(s) must hold. fails is called with candidates only (each a fresh
 // copy); it should return true when the candidate fails the same way.
-func Shrink(s faults.Schedule, fails func(faults.Schedule) bool) Result {
-	res := Result{Schedule: clone(s)}
-	try := func(c faults.Schedule) bool {
+func Shrink(s Schedule, fails func(Schedule) bool) ShrinkResult {
+	res := ShrinkResult{Schedule: clone(s)}
+	try := func(c Schedule) bool {
 		res.Runs++
 		if fails(c) {
 			res.Schedule = c
@@ -66,7 +65,7 @@ func Shrink(s faults.Schedule, fails func(faults.Schedule) bool) Result {
 }
 
 // smaller are smaller values of f's parameter k, most aggressive first.
-func smaller(f faults.Fault, k string) []string {
+func smaller(f Fault, k string) []string {
 	v, ok := f.Args[k]
 	if !ok {
 		return nil
@@ -83,16 +82,16 @@ func smaller(f faults.Fault, k string) []string {
 	return nil
 }
 
-func clone(s faults.Schedule) faults.Schedule {
+func clone(s Schedule) Schedule {
 	c := s
-	c.Faults = make([]faults.Fault, len(s.Faults))
+	c.Faults = make([]Fault, len(s.Faults))
 	for i, f := range s.Faults {
 		c.Faults[i] = cloneFault(f)
 	}
 	return c
 }
 
-func cloneFault(f faults.Fault) faults.Fault {
+func cloneFault(f Fault) Fault {
 	c := f
 	c.Args = make(map[string]string, len(f.Args))
 	for k, v := range f.Args {
