@@ -12,8 +12,7 @@
 // Simulator runners (virtual time, replay from a seed):
 //
 //	sim/simrun           the one ApplicationUpgrade runner in the simulator: Run (make simulate, --manifests), NewEnv, NewSim
-//	sim/platformsim      the platform Upgrade controller in the simulator, against the StarlingX model or fakevim over HTTP
-//	sim/stxsim           the StarlingX model as the operator's vim.Client, without HTTP (used by sim/platformsim)
+//	sim/platformsim      the platform Upgrade runner in the simulator: the StarlingX model direct (NewDirectClient) or fakevim over HTTP
 //
 // Real clusters (local processes: etcd, kube-apiserver, kcm, scheduler, kwok):
 //

@@ -1,8 +1,8 @@
 // Package platformsim runs the platform Upgrade controller in the
 // simulator: the operator's real reconciler against the simulated API
 // server, in virtual time, talking to the StarlingX system model either
-// directly (scenarios/sim/stxsim) or over HTTP to fakevim (httptest servers on
-// 127.0.0.1 whose model clock is the simulator's virtual clock). It adds
+// directly (stx_client.go, NewDirectClient) or over HTTP to fakevim
+// (httptest servers on 127.0.0.1 whose model clock is the simulator's virtual clock). It adds
 // what scenarios need: users' merge patches through the admission
 // webhook's rules, fault injection (VIM outages, build and apply faults,
 // operator crashes at chosen calls), the call log and the events.
@@ -23,7 +23,6 @@ import (
 	"github.com/lunadas/upgrade-operator/operator/platform/controller"
 	"github.com/lunadas/upgrade-operator/operator/starlingx/vim"
 	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
-	"github.com/lunadas/upgrade-operator/scenarios/sim/stxsim"
 	"github.com/lunadas/upgrade-operator/simulator"
 	"github.com/lunadas/upgrade-operator/simulator/starlingx"
 )
@@ -88,7 +87,7 @@ func New(opts Options) (*Env, error) {
 			return nil, err
 		}
 	} else {
-		w.next = stxsim.New(model, sim.Now)
+		w.next = NewDirectClient(model, sim.Now)
 	}
 	e.VIM = w
 	e.Reconciler = &controller.UpgradeReconciler{

@@ -25,7 +25,7 @@ type Backend int
 
 // The backends.
 const (
-	Direct Backend = iota // the model through scenarios/sim/stxsim
+	Direct Backend = iota // the model through platformsim.NewDirectClient
 	HTTP                  // fakevim over HTTP (httptest)
 )
 

@@ -1,4 +1,4 @@
-package stxsim_test
+package platformsim_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/fakevim"
 	"github.com/lunadas/upgrade-operator/operator/starlingx/vim"
-	"github.com/lunadas/upgrade-operator/scenarios/sim/stxsim"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/platformsim"
 	"github.com/lunadas/upgrade-operator/simulator/starlingx"
 )
 
@@ -49,7 +49,7 @@ func newPair(t *testing.T, mode starlingx.SystemMode) *pair {
 	srv.SetURLs(fakevim.ServiceURLs{Keystone: hs.URL, VIM: hs.URL, USM: hs.URL, Sysinv: hs.URL})
 	c, err := vim.New(vim.Config{Credentials: vim.Credentials{AuthURL: hs.URL, Username: "admin", Password: "pw"}})
 	require.NoError(t, err)
-	p.http, p.direct = c, stxsim.New(p.models[1], p.clock.Now)
+	p.http, p.direct = c, platformsim.NewDirectClient(p.models[1], p.clock.Now)
 	return p
 }
 

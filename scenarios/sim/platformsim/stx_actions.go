@@ -1,4 +1,4 @@
-package stxsim
+package platformsim
 
 import (
 	"context"

@@ -1,9 +1,10 @@
-// Package stxsim plugs the StarlingX system model (simulator/starlingx)
-// into the operator's vim.Client interface without HTTP, so the Upgrade
-// controller runs against the model in virtual time. Answers and errors
-// have the shapes the HTTP client gives against fakevim (equivalence_test.go
-// proves it for the same model).
-package stxsim
+// The stx_*.go files (formerly package stxsim) plug the StarlingX system
+// model (simulator/starlingx) into the operator's vim.Client interface
+// without HTTP, so the Upgrade controller runs against the model in
+// virtual time. Answers and errors have the shapes the HTTP client gives
+// against fakevim (stx_equivalence_test.go proves it for the same model).
+
+package platformsim
 
 import (
 	"context"
@@ -27,8 +28,8 @@ type Client struct {
 
 var _ vim.Client = (*Client)(nil)
 
-// New returns a client over model at the times now returns.
-func New(model *starlingx.System, now func() time.Time) *Client {
+// NewDirectClient returns a client over model at the times now returns.
+func NewDirectClient(model *starlingx.System, now func() time.Time) *Client {
 	return &Client{model: model, now: now}
 }
 
