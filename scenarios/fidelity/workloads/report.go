@@ -8,18 +8,18 @@ import (
 	"github.com/lunadas/upgrade-operator/scenarios/fidelity"
 )
 
-// transcripts are the real controllers' sequences of every scenario
+// recorded holds the real controllers' sequences of every scenario
 // (testdata/<name>.txt, recorded by make test-workloads-real ARGS=-rewrite).
 //
 //go:embed testdata/*.txt
-var transcripts embed.FS
+var recorded embed.FS
 
-// Transcript is the committed real sequences of the scenario name (Format
+// Recorded is the committed real sequences of the scenario name (Format
 // output, "#" comment lines included).
-func Transcript(name string) (string, error) {
-	b, err := transcripts.ReadFile("testdata/" + name + ".txt")
+func Recorded(name string) (string, error) {
+	b, err := recorded.ReadFile("testdata/" + name + ".txt")
 	if err != nil {
-		return "", fmt.Errorf("workloads: no transcript of scenario %q (record it with make test-workloads-real ARGS=-rewrite): %w", name, err)
+		return "", fmt.Errorf("workloads: no recorded sequences of scenario %q (record it with make test-workloads-real ARGS=-rewrite): %w", name, err)
 	}
 	return string(b), nil
 }
@@ -32,7 +32,7 @@ func FidelityScenarios(ctx context.Context, seed int64) ([]fidelity.Scenario, er
 	var out []fidelity.Scenario
 	var errs []error
 	for _, sc := range Scenarios {
-		real, err := Transcript(sc.Name)
+		real, err := Recorded(sc.Name)
 		if err != nil {
 			errs = append(errs, err)
 			continue

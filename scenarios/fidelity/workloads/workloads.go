@@ -225,7 +225,7 @@ func (r *Recorder) Sequences(workload string) []fidelity.Sequence {
 }
 
 // Format renders sequences, entities sorted: "== ENTITY" then one state
-// per line (the golden transcripts' format, read back by Parse).
+// per line (the format of testdata/*.txt, read back by Parse).
 func Format(seqs []fidelity.Sequence) string {
 	var b strings.Builder
 	for _, s := range seqs {

@@ -26,7 +26,7 @@ func readGolden(t *testing.T, name string) string {
 	if err != nil {
 		t.Fatalf("%v: record it with make test-workloads-real", err)
 	}
-	embedded, err := Transcript(name)
+	embedded, err := Recorded(name)
 	if err != nil || embedded != string(data) {
 		t.Fatalf("embedded transcript of %s differs from %s (%v)", name, goldenPath(name), err)
 	}
