@@ -25,7 +25,7 @@ func Recorded(name string) (string, error) {
 }
 
 // FidelityScenarios runs every scenario on the simulator (seed seed) and
-// compares it with its committed real transcript (Compare), as scenarios
+// compares it with its committed real sequences (Compare), as scenarios
 // for the fidelity report (make fidelity): one comparison, the report's.
 // The error joins the scenarios that failed to run or disagree.
 func FidelityScenarios(ctx context.Context, seed int64) ([]fidelity.Scenario, error) {

@@ -19,7 +19,7 @@ var seed = flag.Int64("seed", 1, "simulation seed")
 func goldenPath(name string) string { return filepath.Join("testdata", name+".txt") }
 
 // readGolden returns the sequences of a golden file (comment lines
-// dropped): the file on disk, which must be the embedded transcript.
+// dropped): the file on disk, which must be the embedded copy.
 func readGolden(t *testing.T, name string) string {
 	t.Helper()
 	data, err := os.ReadFile(goldenPath(name))
@@ -28,7 +28,7 @@ func readGolden(t *testing.T, name string) string {
 	}
 	embedded, err := Recorded(name)
 	if err != nil || embedded != string(data) {
-		t.Fatalf("embedded transcript of %s differs from %s (%v)", name, goldenPath(name), err)
+		t.Fatalf("embedded sequences of %s differ from %s (%v)", name, goldenPath(name), err)
 	}
 	var b strings.Builder
 	for _, l := range strings.SplitAfter(string(data), "\n") {
