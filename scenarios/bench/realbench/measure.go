@@ -2,7 +2,7 @@
 // overhead and the poller baseline on a local real control plane
 // (scenarios/real/controlplane), and the operator's cost versus cluster size.
 // The cluster-driving code is behind the build tag bench; what is here
-// without the tag (timelines from event logs, statistics, the table, the
+// without the tag (moments read from event logs, statistics, the table, the
 // simulator's benchmark output) is pure and unit-tested.
 package realbench
 
@@ -17,9 +17,9 @@ import (
 	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
-// Timeline is what one upgrade's event log says, in seconds since the
+// Moments are what one upgrade's event log says, in seconds since the
 // recording started; -1 where the moment is absent.
-type Timeline struct {
+type Moments struct {
 	// WorkerWrite and APIWrite are the first writes of the target images.
 	WorkerWrite float64 `json:"workerWrite"`
 	APIWrite    float64 `json:"apiWrite"`
@@ -45,7 +45,7 @@ type Timeline struct {
 // Handoff is APIWrite − WorkerGone in seconds: how long after the last old
 // worker pod's deletion the API image was written; negative when it was
 // written while old worker pods still existed. NaN when either is absent.
-func (t Timeline) Handoff() float64 {
+func (t Moments) Handoff() float64 {
 	if t.APIWrite < 0 || t.WorkerGone < 0 {
 		return math.NaN()
 	}
@@ -53,7 +53,7 @@ func (t Timeline) Handoff() float64 {
 }
 
 // Done reports whether both rollouts have ended.
-func (t Timeline) Done() bool { return t.WorkerGone >= 0 && t.APIGone >= 0 }
+func (t Moments) Done() bool { return t.WorkerGone >= 0 && t.APIGone >= 0 }
 
 // Upgrade names one worker/API pair and the images it moves them to.
 type Upgrade struct {
@@ -76,10 +76,10 @@ func oldPodEvent(events []eventlog.Event) func(eventlog.Event) bool {
 	}
 }
 
-// Measure reads u's Timeline from events (any order; they are put in
+// Measure reads u's Moments from events (any order; they are put in
 // resourceVersion order as judge.Ordered does).
-func Measure(events []eventlog.Event, u Upgrade) Timeline {
-	t := Timeline{WorkerWrite: -1, APIWrite: -1, WorkerGone: -1, APIGone: -1, Completed: -1}
+func Measure(events []eventlog.Event, u Upgrade) Moments {
+	t := Moments{WorkerWrite: -1, APIWrite: -1, WorkerGone: -1, APIGone: -1, Completed: -1}
 	type dep struct {
 		target   string
 		replicas int
