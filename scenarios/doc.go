@@ -17,8 +17,8 @@
 // Real clusters (local processes: etcd, kube-apiserver, kcm, scheduler, kwok):
 //
 //	real/controlplane    starts and stops the local control plane (make controlplane builds its binaries)
-//	real/realcluster     the one real-cluster runner: install CRDs, apply, record the event log from watches; RunDemo (make demo)
-//	real/e2e             C01-C07, SIGKILL restarts and the mutation check with the manager in process (make test-e2e, test-e2e-kind)
+//	real/realcluster     the real-cluster driver every real runner uses (CRDs, apply, event log from watches); RunDemo (make demo)
+//	real/e2e             C01-C07, SIGKILL restarts, the mutation check: a second real runner beside cluster.Real (make test-e2e, -kind)
 //	real/platforme2e     the platform Upgrade controller end to end, fakevim over HTTP (make test-platform-e2e)
 //	real/install         kustomize, Helm, RBAC, tenancy, quick start on the control plane (make test-chart-e2e, test-rbac, ...)
 //	real/realnode        workloads on the real node's containers (make test-node)
