@@ -18,8 +18,9 @@ import (
 // Client is a controller-runtime client over the simulator's store: reads
 // are always fresh (no informer lag), writes commit at the current virtual
 // time and notify subscribers before returning. Objects returned are deep
-// copies with TypeMeta set, except List with client.UnsafeDisableDeepCopy,
-// which shares the stored objects as controller-runtime's cache does
+// copies with TypeMeta set, except Get and List with
+// client.UnsafeDisableDeepCopy, which share the stored objects as
+// controller-runtime's cache does
 // (read-only; checked with CheckSharedReads). Watch returns an error: use AddController or
 // Subscribe. Server-side apply is modelled for Deployments (store_apply.go).
 func (s *Sim) Client() client.WithWatch { return s.clientFor("client") }
@@ -64,7 +65,7 @@ func (c *simClient) IsObjectNamespaced(obj runtime.Object) (bool, error) {
 	return c.s.store.namespaced(gvk), nil
 }
 
-func (c *simClient) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+func (c *simClient) Get(_ context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	gvk, err := c.s.store.gvkFor(obj)
 	if err != nil {
 		return err
@@ -78,6 +79,16 @@ func (c *simClient) Get(_ context.Context, key client.ObjectKey, obj client.Obje
 	}
 	if cur == nil {
 		return notFound(gvk, key.Name)
+	}
+	if ptr.Deref((&client.GetOptions{}).ApplyOptions(opts).UnsafeDisableDeepCopy, false) {
+		// As controller-runtime's cache reader: obj becomes a shallow
+		// copy of the cache's object, sharing every map, slice and
+		// pointer; the caller must not change them (CheckSharedReads).
+		if dv, sv := reflect.ValueOf(obj), reflect.ValueOf(cur); dv.Type() == sv.Type() {
+			c.s.shared.handOut(c.name, cur)
+			dv.Elem().Set(sv.Elem())
+			return nil
+		}
 	}
 	return assign(obj, cur)
 }

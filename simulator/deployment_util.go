@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 	"time"
@@ -153,14 +154,48 @@ func hasProgressDeadline(d *appsv1.Deployment) bool {
 }
 
 // equalIgnoreHash compares pod templates ignoring the pod-template-hash
-// label (EqualIgnoreHash); only the label maps are copied.
+// label (EqualIgnoreHash): labels apart, then metadata and spec, nothing
+// copied but the metadata; a strict reflect.DeepEqual, which implies the
+// semantic one, answers first (equal templates are usually identical).
 func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 	if !imagesEqual(a.Spec.Containers, b.Spec.Containers) {
 		return false // a cheap first test: templates that differ here differ
 	}
-	ac, bc := *a, *b
-	ac.Labels, bc.Labels = withoutHash(a.Labels), withoutHash(b.Labels)
-	return equality.Semantic.DeepEqual(&ac, &bc)
+	if !labelsEqualIgnoreHash(a.Labels, b.Labels) {
+		return false
+	}
+	am, bm := a.ObjectMeta, b.ObjectMeta
+	am.Labels, bm.Labels = nil, nil
+	return semanticEqual(&am, &bm) && semanticEqual(&a.Spec, &b.Spec)
+}
+
+// labelsEqualIgnoreHash compares label maps without the pod-template-hash
+// label, nil and empty alike (as Semantic.DeepEqual of the maps without
+// it), without copying them.
+func labelsEqualIgnoreHash(a, b map[string]string) bool {
+	n := 0
+	for k, v := range a {
+		if k == appsv1.DefaultDeploymentUniqueLabelKey {
+			continue
+		}
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+		n++
+	}
+	for k := range b {
+		if k != appsv1.DefaultDeploymentUniqueLabelKey {
+			n--
+		}
+	}
+	return n == 0
+}
+
+// semanticEqual is equality.Semantic.DeepEqual, answered by
+// reflect.DeepEqual when that already holds (strict equality implies
+// semantic equality).
+func semanticEqual(a, b any) bool {
+	return reflect.DeepEqual(a, b) || equality.Semantic.DeepEqual(a, b)
 }
 
 // imagesEqual compares the containers' names and images, in order.
@@ -174,25 +209,6 @@ func imagesEqual(a, b []corev1.Container) bool {
 		}
 	}
 	return true
-}
-
-func withoutHash(m map[string]string) map[string]string {
-	if _, ok := m[appsv1.DefaultDeploymentUniqueLabelKey]; !ok {
-		if len(m) == 0 {
-			return nil
-		}
-		return m
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		if k != appsv1.DefaultDeploymentUniqueLabelKey {
-			out[k] = v
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
 }
 
 // rsByCreation sorts oldest first, then by name (ReplicaSetsByCreationTimestamp).

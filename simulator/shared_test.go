@@ -66,3 +66,34 @@ func TestCopyingASharedReadIsFine(t *testing.T) {
 	require.NoError(t, sim.Client().Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "p"}, &p))
 	assert.Equal(t, "yes", p.Labels["touched"])
 }
+
+// Get with client.UnsafeDisableDeepCopy fills the caller's object with a
+// shallow copy of the stored one, as controller-runtime's cache reader
+// does: changing what it shares (a map, a slice element) is caught.
+func TestModifyingASharedGetIsCaught(t *testing.T) {
+	sim, _ := sharedSim(t)
+	c := sim.ClientFor("mutant")
+	key := client.ObjectKey{Namespace: "ns", Name: "p"}
+	sim.Schedule(time.Second, "mutate", func() {
+		var p corev1.Pod
+		require.NoError(t, c.Get(context.Background(), key, &p, client.UnsafeDisableDeepCopy))
+		assert.Equal(t, "img:v1", p.Spec.Containers[0].Image)
+		p.Labels = map[string]string{"own": "map"} // the caller's own field: fine
+		p.Spec.Containers[0].Image = "img:v2"      // the store's slice: caught
+	})
+	assert.PanicsWithValue(t, "simulator: *v1.Pod ns/p, read shared by mutant, was modified in place: copy it (DeepCopy) before changing it, as with an informer's lister",
+		func() { _, _ = sim.RunFor(context.Background(), time.Minute) })
+}
+
+// Reading with Get shared and changing nothing is fine.
+func TestReadingASharedGetIsFine(t *testing.T) {
+	sim, _ := sharedSim(t)
+	c := sim.ClientFor("reader")
+	sim.Schedule(time.Second, "read", func() {
+		var p corev1.Pod
+		require.NoError(t, c.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "p"}, &p, client.UnsafeDisableDeepCopy))
+		p.Labels = map[string]string{"own": "map"}
+	})
+	_, err := sim.RunFor(context.Background(), time.Minute)
+	require.NoError(t, err)
+}

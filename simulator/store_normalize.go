@@ -12,19 +12,46 @@ import (
 )
 
 // canonicalize returns a fresh typed copy of obj as the API server would
-// store it: defaulted, TypeMeta set, and round-tripped through JSON so that
-// timestamps have second precision and the copy shares nothing with obj.
+// store it: defaulted, TypeMeta set, and as a JSON round trip leaves it
+// (timestamps at second precision, empty omitempty fields reset) and
+// sharing nothing with obj. The copy is typed (canonicalCopy) where the
+// kind's Go type is obj's and holds nothing it does not model, else it is
+// the JSON round trip itself; with CheckSharedReads on, every typed copy
+// is compared with the round trip and a disagreement panics.
 func (st *store) canonicalize(gvk schema.GroupVersionKind, obj client.Object) (client.Object, error) {
+	var out client.Object
+	ok := false
+	if t, known := st.s.scheme.AllKnownTypes()[gvk]; known && reflect.TypeOf(obj) == reflect.PointerTo(t) {
+		out, ok = canonicalCopy(obj)
+	}
+	if !ok || st.s.shared.on {
+		viaJSON, err := st.canonicalizeJSON(gvk, obj)
+		if !ok {
+			if err != nil {
+				return nil, err
+			}
+			st.applyDefaults(viaJSON)
+			return viaJSON, nil
+		}
+		out.GetObjectKind().SetGroupVersionKind(gvk)
+		if err != nil || !reflect.DeepEqual(out, viaJSON) {
+			panic(fmt.Sprintf("simulator: the typed canonical copy of %s %s differs from its JSON round trip (%v) at %s",
+				gvk.Kind, objectName(obj), err, firstDifference(reflect.ValueOf(viaJSON), reflect.ValueOf(out), "")))
+		}
+	}
+	out.GetObjectKind().SetGroupVersionKind(gvk)
+	st.applyDefaults(out)
+	return out, nil
+}
+
+// canonicalizeJSON is obj round-tripped through JSON into a fresh object
+// of kind gvk, not defaulted.
+func (st *store) canonicalizeJSON(gvk schema.GroupVersionKind, obj client.Object) (client.Object, error) {
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s %s: %w", gvk.Kind, objectName(obj), err)
 	}
-	out, err := st.decode(gvk, data)
-	if err != nil {
-		return nil, err
-	}
-	st.applyDefaults(out)
-	return out, nil
+	return st.decode(gvk, data)
 }
 
 // applyDefaults runs the scheme's defaulting funcs and the built-in

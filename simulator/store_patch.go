@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,17 +31,9 @@ func (st *store) patch(gvk schema.GroupVersionKind, obj client.Object, pt types.
 	if err != nil {
 		return nil, err
 	}
-	doc, err := json.Marshal(curV)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s %s: %w", gvk.Kind, objectName(cur), err)
-	}
-	patched, err := applyPatch(gvk, curV, pt, doc, data)
+	cand, err := st.applyPatchTo(gvk, curV, pt, data)
 	if err != nil {
 		return nil, err
-	}
-	cand, err := st.decode(gvk, patched)
-	if err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("patch of %s %s: %v", gvk.Kind, objectName(cur), err))
 	}
 	if rv := cand.GetResourceVersion(); rv != "" && rv != cur.GetResourceVersion() {
 		return nil, apierrors.NewConflict(resourceFor(gvk), cur.GetName(), fmt.Errorf("%s", errModified))
@@ -53,6 +46,48 @@ func (st *store) patch(gvk schema.GroupVersionKind, obj client.Object, pt types.
 	}
 	cand.SetResourceVersion(cur.GetResourceVersion())
 	return st.write(gvk, cur, curV, cand, status, dryRun)
+}
+
+// applyPatchTo returns a fresh object: curV with the patch applied. A merge
+// patch is applied to the typed object (mergePatchTyped) when it can be;
+// everything else goes through JSON: encode curV, patch, decode. With
+// CheckSharedReads on, every typed merge is compared with the JSON path
+// and a difference panics.
+func (st *store) applyPatchTo(gvk schema.GroupVersionKind, curV client.Object, pt types.PatchType, data []byte) (client.Object, error) {
+	var typed client.Object
+	ok := false
+	if pt == types.MergePatchType {
+		if typed, ok = mergePatchTyped(curV, data); ok {
+			typed.GetObjectKind().SetGroupVersionKind(gvk)
+			if !st.s.shared.on {
+				return typed, nil
+			}
+		}
+	}
+	doc, err := json.Marshal(curV)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s %s: %w", gvk.Kind, objectName(curV), err)
+	}
+	patched, err := applyPatch(gvk, curV, pt, doc, data)
+	if err != nil {
+		if ok {
+			panic(fmt.Sprintf("simulator: the typed merge patch of %s %s succeeded where the JSON path failed: %v", gvk.Kind, objectName(curV), err))
+		}
+		return nil, err
+	}
+	cand, err := st.decode(gvk, patched)
+	if err != nil {
+		err = apierrors.NewBadRequest(fmt.Sprintf("patch of %s %s: %v", gvk.Kind, objectName(curV), err))
+	}
+	if ok {
+		if err != nil {
+			panic(fmt.Sprintf("simulator: the typed merge patch of %s %s succeeded where the JSON path failed: %v", gvk.Kind, objectName(curV), err))
+		}
+		if d := firstDifference(reflect.ValueOf(cand), reflect.ValueOf(typed), ""); d != "" {
+			panic(fmt.Sprintf("simulator: the typed merge patch of %s %s differs from the JSON path at %s; patch %s", gvk.Kind, objectName(curV), d, data))
+		}
+	}
+	return cand, err
 }
 
 func applyPatch(gvk schema.GroupVersionKind, cur client.Object, pt types.PatchType, doc, data []byte) ([]byte, error) {

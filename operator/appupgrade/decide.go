@@ -552,3 +552,13 @@ func (p *Plan) FailComponent(name, reason, msg string) {
 	}
 	summarize(p, reason)
 }
+
+// Has reports whether any component of p is in phase ph.
+func (p *Plan) Has(ph v1beta1.ComponentPhase) bool {
+	for _, c := range p.Components {
+		if c.Phase == ph {
+			return true
+		}
+	}
+	return false
+}

@@ -70,9 +70,10 @@ type ApplicationUpgradeReconciler struct {
 	// upgrades that need one (see deploymentClient).
 	Impersonate ImpersonateFunc
 
-	// holds is the back-off after a failed image write or status patch
-	// (writeHolds).
-	holds *writeHolds
+	// state is the back-off after a failed image write or status patch
+	// (writeHolds) and the last status patches not yet in the cache
+	// (ownStatuses).
+	state *processState
 }
 
 // +kubebuilder:rbac:groups=upgrades.lunadas.dev,resources=applicationupgrades,verbs=get;list;watch
@@ -87,25 +88,52 @@ type ApplicationUpgradeReconciler struct {
 // errors become a Failed component (or upgrade); API errors are returned so
 // controller-runtime backs off and retries. A failed image write still
 // records the writes that succeeded before it in status, then returns.
+//
+// A pass after which a component is Upgrading (its dependencies were just
+// recorded rolled out; Decide writes its image only in a later pass, from a
+// new observation) asks for that later pass at once (AgainAt) rather than
+// waiting for the watch event of its own status patch: the next pass reads
+// the upgrade as patched (ownStatuses) and observes the workloads again
+// from the cache, exactly as any pass does. This takes a status round trip
+// and a watch delivery out of the handoff.
 func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	res, again, err := r.reconcilePass(ctx, req)
+	if again && err == nil && res.IsZero() {
+		res.RequeueAfter = AgainAt
+	}
+	return res, err
+}
+
+// AgainAt is the RequeueAfter of a pass that asks for the next one at once:
+// controller-runtime puts a request with a positive RequeueAfter back in
+// its queue after that delay without counting a failure (a zero one with
+// Requeue would go through the per-item back-off, 5 ms first).
+const AgainAt = time.Nanosecond
+
+// reconcilePass is one pass of Reconcile; again reports that the pass ended
+// with every write and its status patch done and a component Upgrading.
+func (r *ApplicationUpgradeReconciler) reconcilePass(ctx context.Context, req ctrl.Request) (_ ctrl.Result, again bool, _ error) {
 	var u v1beta1.ApplicationUpgrade
 	if err := r.Client.Get(ctx, req.NamespacedName, &u); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.writeHolds().clear(req.NamespacedName)
+			r.ownStatuses().forget(req.NamespacedName)
 		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		return ctrl.Result{}, false, client.IgnoreNotFound(err)
 	}
+	r.ownStatuses().newest(req.NamespacedName, &u)
 	if u.DeletionTimestamp != nil {
 		r.writeHolds().clear(req.NamespacedName)
-		return ctrl.Result{}, nil
+		r.ownStatuses().forget(req.NamespacedName)
+		return ctrl.Result{}, false, nil
 	}
 	if wait := r.writeHolds().wait(req.NamespacedName, u.Generation, r.now()); wait > 0 {
 		// Woken by a watch event during the back-off of a failed write.
-		return ctrl.Result{RequeueAfter: wait}, nil
+		return ctrl.Result{RequeueAfter: wait}, false, nil
 	}
 	g, err := r.observeGraph(ctx, &u)
 	if err != nil {
-		return ctrl.Result{}, err
+		return ctrl.Result{}, false, err
 	}
 	decide := r.DecideFunc
 	if decide == nil {
@@ -121,7 +149,8 @@ func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.R
 	if res.err != nil && len(res.written) == 0 && len(res.refused) == 0 {
 		// Nothing changed: no status patch, whose watch event would retry at
 		// once and defeat the workqueue's back-off.
-		return quietOnConflict(ctx, res.err, backoff)
+		r0, err := quietOnConflict(ctx, res.err, backoff)
+		return r0, false, err
 	}
 	if err := r.patchStatus(ctx, &u, g, plan, res.written, res.refused); err != nil {
 		if res.err == nil {
@@ -133,17 +162,21 @@ func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.R
 			// after the back-off, quietly: "Reconciler error" is for real
 			// faults.
 			log.FromContext(ctx).V(1).Info("applicationupgrade changed since it was read; retrying", "error", err.Error(), "after", backoff.String())
-			return ctrl.Result{RequeueAfter: backoff}, nil
+			return ctrl.Result{RequeueAfter: backoff}, false, nil
 		}
-		return ctrl.Result{}, errors.Join(res.err, err)
+		return ctrl.Result{}, false, errors.Join(res.err, err)
 	}
 	if res.err == nil {
 		r.writeHolds().clear(req.NamespacedName) // every write of the pass and its status patch succeeded
 	}
 	if res.gaveUp {
-		return ctrl.Result{}, nil // Failed: nothing to retry
+		return ctrl.Result{}, false, nil // Failed: nothing to retry
 	}
-	return quietOnConflict(ctx, res.err, backoff)
+	if res.err == nil && plan.Has(v1beta1.ComponentUpgrading) {
+		return ctrl.Result{}, true, nil
+	}
+	r0, err := quietOnConflict(ctx, res.err, backoff)
+	return r0, false, err
 }
 
 // quietOnConflict returns err for controller-runtime's back-off, except a

@@ -158,10 +158,10 @@ func (w *world) pass(name string) *v1beta1.ApplicationUpgrade {
 // upgrade name (writeHolds), as the workqueue's retry would wait; no-op
 // without one.
 func (w *world) afterBackOff(name string) {
-	if clk, ok := w.r.Clock.(*clocktesting.FakeClock); ok && w.r.holds != nil {
-		w.r.holds.mu.Lock()
-		hold := w.r.holds.m[client.ObjectKey{Namespace: ns, Name: name}]
-		w.r.holds.mu.Unlock()
+	if clk, ok := w.r.Clock.(*clocktesting.FakeClock); ok && w.r.state != nil {
+		w.r.state.holds.mu.Lock()
+		hold := w.r.state.holds.m[client.ObjectKey{Namespace: ns, Name: name}]
+		w.r.state.holds.mu.Unlock()
 		if d := hold.until.Sub(clk.Now()); d > 0 {
 			clk.Step(d)
 		}

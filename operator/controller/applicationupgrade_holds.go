@@ -81,20 +81,34 @@ func (h *writeHolds) clear(key types.NamespacedName) {
 	delete(h.m, key)
 }
 
-// holdsInit guards the lazy creation of a reconciler's writeHolds (a
-// reconciler is a plain struct literal; a copy of one made before its
-// first pass, or after ForgetProcessState, shares no holds).
-var holdsInit sync.Mutex
-
-// writeHolds returns r's holds, created on first use.
-func (r *ApplicationUpgradeReconciler) writeHolds() *writeHolds {
-	holdsInit.Lock()
-	defer holdsInit.Unlock()
-	if r.holds == nil {
-		r.holds = &writeHolds{}
-	}
-	return r.holds
+// processState is what a reconciler keeps in memory between passes: the
+// write holds and its own status patches (ownStatuses). Neither decides
+// anything; a restart forgets both (ForgetProcessState).
+type processState struct {
+	holds writeHolds
+	own   ownStatuses
 }
+
+// processInit guards the lazy creation of a reconciler's processState (a
+// reconciler is a plain struct literal; a copy of one made before its
+// first pass, or after ForgetProcessState, shares none).
+var processInit sync.Mutex
+
+// process returns r's process state, created on first use.
+func (r *ApplicationUpgradeReconciler) process() *processState {
+	processInit.Lock()
+	defer processInit.Unlock()
+	if r.state == nil {
+		r.state = &processState{}
+	}
+	return r.state
+}
+
+// writeHolds returns r's holds.
+func (r *ApplicationUpgradeReconciler) writeHolds() *writeHolds { return &r.process().holds }
+
+// ownStatuses returns r's own status patches not yet seen in the cache.
+func (r *ApplicationUpgradeReconciler) ownStatuses() *ownStatuses { return &r.process().own }
 
 // writeBackoff is the delay after the n-th consecutive failure (n from 0).
 func writeBackoff(n int) time.Duration {
@@ -105,10 +119,11 @@ func writeBackoff(n int) time.Duration {
 }
 
 // ForgetProcessState drops what the reconciler keeps in memory between
-// passes (the write holds), as a restart of its process does; the
-// simulator calls it when it crashes the operator's process.
+// passes (the write holds and its own status patches), as a restart of its
+// process does; the simulator calls it when it crashes the operator's
+// process.
 func (r *ApplicationUpgradeReconciler) ForgetProcessState() {
-	holdsInit.Lock()
-	defer holdsInit.Unlock()
-	r.holds = nil
+	processInit.Lock()
+	defer processInit.Unlock()
+	r.state = nil
 }

@@ -84,6 +84,6 @@ func TestAFailedWriteWaitsItsBackOffWhateverWakesIt(t *testing.T) {
 	assert.Equal(t, 5, attempts)
 	d, _ := w.get("job-worker")
 	assert.Equal(t, "registry.example.com/job-worker:v2.0.0", d.Spec.Template.Spec.Containers[0].Image)
-	_, held := w.r.holds.m[req.NamespacedName]
+	_, held := w.r.state.holds.m[req.NamespacedName]
 	assert.False(t, held, "success drops the hold")
 }

@@ -79,7 +79,12 @@ func (r *ApplicationUpgradeReconciler) observe(ctx context.Context, u *v1beta1.A
 		o.ConfigError = err
 		return o, nil
 	}
-	if err := dc.Get(ctx, o.Key, obj); err != nil {
+	// The workload is the cache's object, not a copy (as the lists of
+	// assess): the reconcile only reads it — the image write is a fresh
+	// apply configuration — and the simulator checks that nothing
+	// changes it (simulator.CheckSharedReads). A direct (impersonating)
+	// client ignores the option and returns a copy.
+	if err := dc.Get(ctx, o.Key, obj, client.UnsafeDisableDeepCopy); err != nil {
 		if sa := r.serviceAccount(u); sa != "" && (apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err)) {
 			o.ConfigError = fmt.Errorf("serviceaccount %s/%s may not get %s: %s: grant it get and patch on that %s or fix spec.serviceAccountName", u.Namespace, sa, w, APIMessage(err), w.Kind)
 			return o, nil

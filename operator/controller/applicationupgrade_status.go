@@ -47,6 +47,7 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(u, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("patch status of applicationupgrade %s/%s: %w", u.Namespace, u.Name, err)
 	}
+	r.ownStatuses().wrote(client.ObjectKeyFromObject(u), u.ResourceVersion, next)
 	observeTransition(&u.Status, plan.Phase, now.Time)
 	r.transitionEvents(u, g, plan, reason)
 	return nil

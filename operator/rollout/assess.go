@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"reflect"
 	"sort"
 	"time"
 
@@ -154,30 +155,41 @@ func specReplicas(d *appsv1.Deployment) int32 {
 // ownedReplicaSets keeps the ReplicaSets whose controller reference is d
 // (all of them when d has no UID, as in hand-built test objects).
 func ownedReplicaSets(d *appsv1.Deployment, rss []appsv1.ReplicaSet) []appsv1.ReplicaSet {
-	var out []appsv1.ReplicaSet
-	for _, rs := range rss {
-		if d.UID == "" || controlledBy(&rs.ObjectMeta, d.UID) {
-			out = append(out, rs)
-		}
+	if d.UID == "" {
+		return rss
 	}
-	return out
+	return keep(rss, func(rs *appsv1.ReplicaSet) bool { return controlledBy(&rs.ObjectMeta, d.UID) })
 }
 
 // ownedPods drops pods controlled by a ReplicaSet outside owned.
 func ownedPods(owned []appsv1.ReplicaSet, pods []corev1.Pod) []corev1.Pod {
-	uids := map[types.UID]bool{}
-	for _, rs := range owned {
-		uids[rs.UID] = true
+	uids := make(map[types.UID]bool, len(owned))
+	for i := range owned {
+		uids[owned[i].UID] = true
 	}
-	var out []corev1.Pod
-	for _, p := range pods {
-		ref := metav1.GetControllerOfNoCopy(&p)
-		if ref != nil && ref.Kind == "ReplicaSet" && ref.UID != "" && !uids[ref.UID] {
+	return keep(pods, func(p *corev1.Pod) bool {
+		ref := metav1.GetControllerOfNoCopy(p)
+		return ref == nil || ref.Kind != "ReplicaSet" || ref.UID == "" || uids[ref.UID]
+	})
+}
+
+// keep returns the items of in for which ok holds: in itself when that is
+// all of them (the common case: nothing is copied; Assess only reads its
+// inputs), else a new slice.
+func keep[T any](in []T, ok func(*T) bool) []T {
+	for i := range in {
+		if ok(&in[i]) {
 			continue
 		}
-		out = append(out, p)
+		out := append([]T(nil), in[:i]...)
+		for j := i + 1; j < len(in); j++ {
+			if ok(&in[j]) {
+				out = append(out, in[j])
+			}
+		}
+		return out
 	}
-	return out
+	return in
 }
 
 func controlledBy(m *metav1.ObjectMeta, uid types.UID) bool {
@@ -190,7 +202,10 @@ func controlledBy(m *metav1.ObjectMeta, uid types.UID) bool {
 // oldest ReplicaSet whose template equals the Deployment's, ignoring the
 // pod-template-hash label.
 func findNewReplicaSet(d *appsv1.Deployment, rss []appsv1.ReplicaSet) *appsv1.ReplicaSet {
-	sorted := append([]appsv1.ReplicaSet(nil), rss...)
+	sorted := make([]*appsv1.ReplicaSet, len(rss))
+	for i := range rss {
+		sorted[i] = &rss[i]
+	}
 	sort.SliceStable(sorted, func(i, j int) bool {
 		ti, tj := sorted[i].CreationTimestamp, sorted[j].CreationTimestamp
 		if ti.Equal(&tj) {
@@ -198,24 +213,33 @@ func findNewReplicaSet(d *appsv1.Deployment, rss []appsv1.ReplicaSet) *appsv1.Re
 		}
 		return ti.Before(&tj)
 	})
-	for i := range sorted {
-		if equalIgnoreHash(&sorted[i].Spec.Template, &d.Spec.Template) {
-			return &sorted[i]
+	for _, rs := range sorted {
+		if equalIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+			return rs
 		}
 	}
 	return nil
 }
 
-// equalIgnoreHash mirrors EqualIgnoreHash in the same file. It compares
-// shallow copies whose labels are compared apart, so no template is deep
-// copied (Assess runs on every reconcile).
+// equalIgnoreHash mirrors EqualIgnoreHash in the same file. Labels are
+// compared apart and the rest as metadata and spec, so no template is
+// copied (Assess runs on every reconcile); a strict reflect.DeepEqual,
+// which implies the semantic one, answers first (templates that are
+// equal are usually identical).
 func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 	if !labelsEqualIgnoreHash(a.Labels, b.Labels) || !imagesEqual(a.Spec.Containers, b.Spec.Containers) {
 		return false
 	}
-	ac, bc := *a, *b
-	ac.Labels, bc.Labels = nil, nil
-	return apiequality.Semantic.DeepEqual(ac, bc)
+	am, bm := a.ObjectMeta, b.ObjectMeta
+	am.Labels, bm.Labels = nil, nil
+	return semanticEqual(&am, &bm) && semanticEqual(&a.Spec, &b.Spec)
+}
+
+// semanticEqual is apiequality.Semantic.DeepEqual, answered by
+// reflect.DeepEqual when that already holds (strict equality implies
+// semantic equality).
+func semanticEqual(a, b any) bool {
+	return reflect.DeepEqual(a, b) || apiequality.Semantic.DeepEqual(a, b)
 }
 
 // imagesEqual compares the containers' names and images, in order: a

@@ -5,82 +5,120 @@ import (
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/lunadas/upgrade-operator/operator/manager"
 	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
-// Leader election timings: controller-runtime's defaults.
-const (
-	LeaseDuration = 15 * time.Second
-	RenewDeadline = 10 * time.Second
-	RetryPeriod   = 2 * time.Second
-)
+// leaseKey is the operator's leader election Lease.
+var leaseKey = types.NamespacedName{Namespace: "upgrade-operator-system", Name: manager.DefaultLeaderElectionID}
 
-// leaderModel is client-go's leader election in virtual time, as
-// controller-runtime's manager uses it: every RetryPeriod each replica
-// renews the lease it holds or tries to take an expired one. A leader that
-// cannot renew for RenewDeadline stops leading and its process exits (its
-// controller crashes); a standby whose attempt finds the lease unrenewed for
-// LeaseDuration takes it and starts its controller with a cold cache.
-// Because RenewDeadline < LeaseDuration, the old leader has stopped before a
-// new one starts — the property C10 checks from the history.
+// leaderModel runs each operator replica's leader election as the manager
+// does: simulator.LeaderElector (client-go's elector with
+// controller-runtime's defaults and the manager's ReleaseOnCancel) on the
+// Lease in the simulator's store. A replica's controller runs only while
+// it leads; when it stops leading ("leader election lost") its process
+// exits and is back RestartDelay later as a new candidate. A leader that
+// cannot renew stops before a standby may take the lease — the property
+// C10 checks from the history.
 type leaderModel struct {
-	s        *Sim
-	holder   int
-	renewed  time.Time
-	replicas []*candidate
-}
-
-type candidate struct {
-	ctl       *simulator.Controller
-	leading   bool
-	lastRenew time.Time
+	s           *Sim
+	electors    []*simulator.LeaderElector // by replica: its current incarnation's
+	incarnation []int
 }
 
 // AddStandbyReplica implements SimOnly: replica 1 starts as a standby
-// (its controller runs nothing until it leads); replica 0 holds the lease.
+// (its controller runs nothing until it leads); replica 0 takes the lease.
 func (s *Sim) AddStandbyReplica(context.Context) error {
 	if s.leader != nil {
 		return fmt.Errorf("a standby replica is already running")
 	}
-	now := s.env.Sim.Now()
 	customize, wrap := s.hooks(1)
 	standby := s.env.AddOperator(fmt.Sprintf("%s-1", simrun.OperatorName), customize, wrap)
 	standby.Crash()
 	s.ops = append(s.ops, standby)
-	l := &leaderModel{s: s, holder: 0, renewed: now, replicas: []*candidate{
-		{ctl: s.ops[0], leading: true, lastRenew: now},
-		{ctl: standby},
-	}}
+	l := &leaderModel{s: s, electors: make([]*simulator.LeaderElector, len(s.ops)), incarnation: make([]int, len(s.ops))}
 	s.leader = l
-	for i := range l.replicas {
-		l.schedule(i)
+	for i := range s.ops {
+		if err := l.elect(i); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-func (l *leaderModel) schedule(i int) {
-	l.s.env.Sim.Schedule(RetryPeriod, fmt.Sprintf("leader election of replica %d", i), func() { l.tick(i) })
+// elect runs a new incarnation of replica i as a candidate.
+func (l *leaderModel) elect(i int) error {
+	l.incarnation[i]++
+	sim, ctl := l.s.env.Sim, l.s.ops[i]
+	name := fmt.Sprintf("%s-%d", simrun.OperatorName, i)
+	le, err := sim.NewLeaderElector(simulator.LeaderElectionConfig{
+		Lease: leaseKey, Identity: fmt.Sprintf("%s_%d", name, l.incarnation[i]), ReleaseOnCancel: true,
+		Client: leaseClient{Client: sim.ClientFor(name + "/lease"), f: l.s.faults, replica: i},
+		Callbacks: simulator.LeaderCallbacks{
+			OnStartedLeading: func() {
+				if ctl.Crashed() {
+					ctl.Restart()
+				}
+			},
+			OnStoppedLeading: func() {
+				ctl.Crash()
+				sim.Schedule(RestartDelay, "restart of replica "+name, func() {
+					if err := l.elect(i); err != nil {
+						panic(err) // the same configuration was accepted before
+					}
+				})
+			},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	l.electors[i] = le
+	le.Run()
+	return nil
 }
 
-func (l *leaderModel) tick(i int) {
-	defer l.schedule(i)
-	c := l.replicas[i]
-	now := l.s.env.Sim.Now()
-	l.s.faults.mu.Lock()
-	stalled := l.s.faults.stalled[i]
-	l.s.faults.mu.Unlock()
-	switch {
-	case c.leading && !stalled:
-		c.lastRenew, l.renewed = now, now
-	case c.leading && now.Sub(c.lastRenew) >= RenewDeadline:
-		c.leading = false // "leader election lost": the manager exits
-		c.ctl.Crash()
-	case !c.leading && !stalled && now.Sub(l.renewed) >= LeaseDuration:
-		l.holder, l.renewed = i, now
-		c.leading, c.lastRenew = true, now
-		c.ctl.Restart()
+// leaseClient is a replica's client for its Lease: its calls time out
+// while the replica is stalled, as the operator's own calls do.
+type leaseClient struct {
+	client.Client
+	f       *Faults
+	replica int
+}
+
+func (c leaseClient) stalled() error {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	if c.f.stalled[c.replica] {
+		return apierrors.NewTimeoutError(errStalled.Error(), 1)
 	}
+	return nil
+}
+
+func (c leaseClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if err := c.stalled(); err != nil {
+		return err
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+func (c leaseClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	if err := c.stalled(); err != nil {
+		return err
+	}
+	return c.Client.Create(ctx, obj, opts...)
+}
+
+func (c leaseClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if err := c.stalled(); err != nil {
+		return err
+	}
+	return c.Client.Update(ctx, obj, opts...)
 }
 
 // StallLeader implements SimOnly: the leader's API calls time out and its
@@ -89,8 +127,16 @@ func (s *Sim) StallLeader(_ context.Context, d time.Duration) error {
 	if s.leader == nil {
 		return fmt.Errorf("no leader election: add a standby replica first")
 	}
-	i := s.leader.holder
-	c := s.leader.replicas[i].ctl
+	i := -1
+	for j, le := range s.leader.electors {
+		if le.Leading() {
+			i = j
+		}
+	}
+	if i < 0 {
+		return fmt.Errorf("no replica leads at virtual %s", simulator.FormatElapsed(s.env.Sim.Elapsed()))
+	}
+	c := s.ops[i]
 	s.faults.stall(i, true)
 	c.SetDelivery(func(simulator.WatchEvent) (time.Duration, bool) { return 0, true })
 	s.env.Sim.Schedule(d, fmt.Sprintf("network of replica %d back", i), func() {

@@ -94,12 +94,7 @@ type Real struct {
 	obs    *realcluster.Observer
 
 	mu  sync.Mutex
-	mgr *runningManager
-}
-
-type runningManager struct {
-	cancel context.CancelFunc
-	done   chan error
+	mgr *manager.Running
 }
 
 var _ Cluster = (*Real)(nil)
@@ -137,7 +132,7 @@ func NewReal(ctx context.Context, suite *RealSuite, opts Options) (*Real, error)
 // and returns once its caches are synced.
 func (r *Real) startOperator(ctx context.Context) error {
 	customize, wrap := instrument(r.opts.Policy, r.rec, r.faults, 0)
-	mgr, err := manager.New(ctx, r.suite.RESTConfig, manager.Options{
+	run, err := manager.Start(context.Background(), r.suite.RESTConfig, manager.Options{
 		WatchNamespaces: []string{r.ns}, MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true,
 		Reconciler: func(rc *controller.ApplicationUpgradeReconciler) reconcile.Reconciler {
 			customize(rc)
@@ -147,17 +142,18 @@ func (r *Real) startOperator(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	mctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
 	syncCtx, stop := context.WithTimeout(ctx, time.Minute)
 	defer stop()
-	if !mgr.GetCache().WaitForCacheSync(syncCtx) {
-		cancel()
-		return fmt.Errorf("operator caches for namespace %s not synced within a minute: %w", r.ns, errors.Join(syncCtx.Err(), <-done))
+	if err := run.WaitForCacheSync(syncCtx); err != nil {
+		// Bounded: controller-runtime v0.25's manager cannot stop while its
+		// caches have not synced (runnableGroup.Start spins on a cancelled
+		// context; controller-runtime PR #3440).
+		stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return fmt.Errorf("operator caches for namespace %s not synced within a minute: %w", r.ns, errors.Join(err, run.Stop(stopCtx)))
 	}
 	r.mu.Lock()
-	r.mgr = &runningManager{cancel: cancel, done: done}
+	r.mgr = run
 	r.mu.Unlock()
 	return nil
 }
@@ -171,13 +167,9 @@ func (r *Real) stopOperator() error {
 	if m == nil {
 		return nil
 	}
-	m.cancel()
-	select {
-	case err := <-m.done:
-		return err
-	case <-time.After(30 * time.Second):
-		return errors.New("operator manager did not stop within 30s")
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return m.Stop(ctx)
 }
 
 // operatorExited returns the error of a manager that stopped on its own.
@@ -189,9 +181,8 @@ func (r *Real) operatorExited() error {
 		return nil
 	}
 	select {
-	case err := <-m.done:
-		m.done <- err
-		return fmt.Errorf("the operator stopped: %v", err)
+	case <-m.Done():
+		return fmt.Errorf("the operator stopped: %v", m.Err())
 	default:
 		return nil
 	}

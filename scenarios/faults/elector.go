@@ -5,8 +5,6 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
@@ -15,21 +13,15 @@ import (
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
-// Leader election as controller-runtime configures client-go's
-// leaderelection package by default.
-const (
-	leaseDuration = 15 * time.Second
-	renewDeadline = 10 * time.Second
-	retryPeriod   = 2 * time.Second
-	// restartDelay is how long a replica that lost its lease is down
-	// (controller-runtime exits the process; the kubelet restarts it).
-	restartDelay = time.Second
-)
+// restartDelay is how long a replica that lost its lease is down
+// (controller-runtime's manager exits the process on "leader election
+// lost"; the kubelet restarts it).
+const restartDelay = time.Second
 
 var leaseKey = types.NamespacedName{Namespace: "upgrade-operator-system", Name: manager.DefaultLeaderElectionID}
 
-// startElection adds the second replica (standing by) and starts both
-// electors; replica 0, already running, takes the lease.
+// startElection adds the second replica (standing by) and runs both
+// replicas' electors; replica 0, already running, takes the lease at once.
 func (in *Injector) startElection() {
 	p0 := in.procs[0]
 	p1, err := in.newProcess(in.ctx, 1)
@@ -45,40 +37,59 @@ func (in *Injector) startElection() {
 	if p1.cache != nil {
 		in.attachCache(p1)
 	}
-	in.acquire(p0)
+	in.elect(p0)
 	if !p0.leader {
 		p0.ctl.Crash()
 	}
-	for i, p := range in.procs {
-		p := p
-		in.sim.Schedule(time.Duration(i)*time.Second+retryPeriod, "leader election "+p.name, func() { in.electorTick(p) })
+	in.elect(p1)
+}
+
+// elect runs p's current incarnation as a candidate, as the operator's
+// manager does (simulator.LeaderElector: client-go's leader elector with
+// controller-runtime's defaults and the manager's ReleaseOnCancel) on the
+// Lease in the store, through p's lease client: its controller
+// cold-starts when it acquires the lease, and the process exits when it
+// stops leading.
+func (in *Injector) elect(p *process) {
+	le, err := in.sim.NewLeaderElector(simulator.LeaderElectionConfig{
+		Lease: leaseKey, Identity: p.identity(), Client: p.lease, ReleaseOnCancel: true,
+		Callbacks: simulator.LeaderCallbacks{
+			OnStartedLeading: func() { in.startedLeading(p) },
+			OnStoppedLeading: func() { in.stoppedLeading(p) },
+		},
+	})
+	if err != nil {
+		in.violate("leader election of %s: %v", p.name, err)
+		return
+	}
+	p.elector = le
+	le.Run()
+}
+
+// startedLeading starts the new leader's controller with a cold cache.
+func (in *Injector) startedLeading(p *process) {
+	p.leader = true
+	if in.elected {
+		in.note(fmt.Sprintf("%s acquired the lease and starts its controller with a cold cache", p.identity()))
+		in.marker(p.name + " leads")
+	}
+	in.elected = true
+	if p.ctl != nil && p.ctl.Crashed() {
+		p.start(in.ctx)
 	}
 }
 
-// electorTick is one retry period of p's elector: the leader renews (and
-// gives up past the renew deadline), a candidate tries to acquire.
-func (in *Injector) electorTick(p *process) {
-	defer in.sim.Schedule(retryPeriod, "leader election "+p.name, func() { in.electorTick(p) })
-	if !p.alive {
+// stoppedLeading is the manager's "leader election lost": the process
+// exits and is restarted restartDelay later as a new candidate.
+func (in *Injector) stoppedLeading(p *process) {
+	p.leader = false
+	in.note(fmt.Sprintf("%s failed to renew the lease for %s: leader election lost, the process exits", p.name, simulator.DefaultRenewDeadline))
+	in.marker(p.name + " lost the lease")
+	if in.zombieLeaders { // test knob: a process that keeps running without its lease
 		return
 	}
-	if p.leader {
-		if in.renew(p) {
-			return
-		}
-		if in.sim.Now().Sub(p.lastRenew) >= renewDeadline {
-			in.note(fmt.Sprintf("%s failed to renew the lease for %s: leader election lost, the process exits", p.name, renewDeadline))
-			in.marker(p.name + " lost the lease")
-			if in.zombieLeaders { // test knob: a process that keeps running without its lease
-				p.leader = false
-				return
-			}
-			in.kill(p)
-			in.sim.Schedule(restartDelay, "restart "+p.name, func() { in.restart(p) })
-		}
-		return
-	}
-	in.acquire(p)
+	in.kill(p)
+	in.sim.Schedule(restartDelay, "restart "+p.name, func() { in.restart(p) })
 }
 
 // marker records an event of the fault models (no fault of the schedule)
@@ -93,57 +104,9 @@ func (in *Injector) note(line string) {
 	}
 }
 
-// renew updates the lease's renewTime if p still holds it.
-func (in *Injector) renew(p *process) bool {
-	var l coordinationv1.Lease
-	if err := p.lease.Get(in.ctx, leaseKey, &l); err != nil || ptr.Deref(l.Spec.HolderIdentity, "") != p.identity() {
-		return false
-	}
-	now := metav1.NewMicroTime(in.sim.Now())
-	l.Spec.RenewTime = &now
-	if err := p.lease.Update(in.ctx, &l); err != nil {
-		return false
-	}
-	p.lastRenew = in.sim.Now()
-	return true
-}
-
-// acquire takes the lease when it is free or expired; the new leader
-// cold-starts its controller.
-func (in *Injector) acquire(p *process) {
-	var l coordinationv1.Lease
-	now := metav1.NewMicroTime(in.sim.Now())
-	spec := coordinationv1.LeaseSpec{HolderIdentity: ptr.To(p.identity()), LeaseDurationSeconds: ptr.To(int32(leaseDuration / time.Second)),
-		AcquireTime: &now, RenewTime: &now}
-	err := p.lease.Get(in.ctx, leaseKey, &l)
-	switch {
-	case apierrors.IsNotFound(err):
-		l = coordinationv1.Lease{Spec: spec}
-		l.Namespace, l.Name = leaseKey.Namespace, leaseKey.Name
-		err = p.lease.Create(in.ctx, &l)
-	case err != nil:
-		return
-	case !leaseExpired(&l, in.sim.Now()):
-		return
-	default:
-		spec.LeaseTransitions = ptr.To(ptr.Deref(l.Spec.LeaseTransitions, 0) + 1)
-		l.Spec = spec
-		err = p.lease.Update(in.ctx, &l)
-	}
-	if err != nil {
-		return
-	}
-	p.leader, p.lastRenew = true, in.sim.Now()
-	if in.elected {
-		in.note(fmt.Sprintf("%s acquired the lease and starts its controller with a cold cache", p.identity()))
-		in.marker(p.name + " leads")
-	}
-	in.elected = true
-	if p.ctl != nil && p.ctl.Crashed() {
-		p.start(in.ctx)
-	}
-}
-
+// leaseExpired is the one-writer check's view of the lease: expired
+// LeaseDurationSeconds after the holder's renewTime. (A candidate judges
+// by its own clock, later still: simulator.LeaderElector.)
 func leaseExpired(l *coordinationv1.Lease, now time.Time) bool {
 	if l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil {
 		return true

@@ -345,6 +345,9 @@ func (in *Injector) crash(p *process, f Fault) {
 
 func (in *Injector) kill(p *process) {
 	p.alive, p.leader = false, false
+	if p.elector != nil {
+		p.elector.Kill()
+	}
 	if p.ctl != nil {
 		p.ctl.Crash()
 	}
@@ -355,9 +358,11 @@ func (in *Injector) kill(p *process) {
 func (in *Injector) restart(p *process) {
 	p.alive = true
 	p.incarnation++
-	if !in.leaseMode {
-		p.start(in.ctx)
+	if in.leaseMode {
+		in.elect(p)
+		return
 	}
+	p.start(in.ctx)
 }
 
 // target is the process faults of the process kind hit: the leader, else

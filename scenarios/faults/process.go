@@ -34,7 +34,7 @@ type process struct {
 	alive       bool
 	leader      bool
 	incarnation int
-	lastRenew   time.Time
+	elector     *simulator.LeaderElector // lease mode: this incarnation's
 	stallUntil  time.Time
 }
 

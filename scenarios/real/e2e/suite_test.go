@@ -68,14 +68,10 @@ func artifactsDir(t *testing.T, env string) string {
 // startManager runs the operator's manager in-process on namespaces.
 func startManager(t *testing.T, ctx context.Context, env e2e.Env, opts manager.Options) {
 	opts.MetricsAddr, opts.ProbeAddr, opts.SkipNameValidation = "0", "0", true
-	mgr, err := manager.New(ctx, env.RESTConfig, opts)
+	run, err := manager.Start(ctx, env.RESTConfig, opts)
 	require.NoError(t, err)
-	mctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
 	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := run.Stop(context.Background()); err != nil {
 			t.Errorf("manager (namespaces %v): %v", opts.WatchNamespaces, err)
 		}
 	})

@@ -189,8 +189,7 @@ func (h *harness) newSystem(mode starlingx.SystemMode, speed float64) {
 // platform controller and webhook on) and waits until it leads and its
 // webhook serves.
 func (h *harness) startOperator() {
-	ctx, cancel := context.WithCancel(context.Background())
-	mgr, err := manager.New(ctx, h.cfg, manager.Options{
+	run, err := manager.Start(context.Background(), h.cfg, manager.Options{
 		MetricsAddr: "0", ProbeAddr: "0",
 		LeaderElect: true, LeaderElectionNamespace: secretNamespace, LeaderElectionID: "upgrade-operator-e2e",
 		// AppUpgrade: deploy/webhook/manifests.yaml (installed below) also holds the ApplicationUpgrade webhook.
@@ -202,26 +201,20 @@ func (h *harness) startOperator() {
 		},
 	})
 	if err != nil {
-		cancel()
 		h.t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
 	h.stopMgr = func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := run.Stop(context.Background()); err != nil {
 			h.t.Errorf("manager: %v", err)
 		}
 	}
-	select {
-	case <-mgr.Elected():
-	case err := <-done:
-		h.t.Fatalf("manager stopped before it was elected: %v", err)
-	case <-time.After(time.Minute):
-		h.t.Fatal("the manager was not elected within a minute")
+	elected, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := run.WaitElected(elected); err != nil {
+		h.t.Fatalf("the manager was not elected within a minute: %v", err)
 	}
 	h.waitFor("the webhook to serve", 30*time.Second, func() (bool, error) {
-		return mgr.GetWebhookServer().StartedChecker()(nil) == nil, nil
+		return run.GetWebhookServer().StartedChecker()(nil) == nil, nil
 	})
 }
 

@@ -148,12 +148,12 @@ func startManager(ctx context.Context, cfg DemoConfig) (<-chan error, error) {
 	if cfg.StartManager != nil {
 		return cfg.StartManager(ctx)
 	}
-	mgr, err := manager.New(ctx, cfg.RESTConfig, manager.Options{WatchNamespaces: cfg.WatchNamespaces, MetricsAddr: "0", ProbeAddr: "0"})
+	run, err := manager.Start(ctx, cfg.RESTConfig, manager.Options{WatchNamespaces: cfg.WatchNamespaces, MetricsAddr: "0", ProbeAddr: "0"})
 	if err != nil {
 		return nil, err
 	}
 	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
+	go func() { done <- run.Wait() }()
 	return done, nil
 }
 

@@ -53,7 +53,7 @@ func run() error {
 	src := opstats.NewSource(counter, "applicationupgrade")
 
 	ctx := ctrl.SetupSignalHandler()
-	mgr, err := manager.New(ctx, cfg, manager.Options{WatchNamespaces: manager.ParseNamespaces(*namespaces), MetricsAddr: "0", ProbeAddr: "0", MaxConcurrentReconciles: *workers})
+	run, err := manager.Start(ctx, cfg, manager.Options{WatchNamespaces: manager.ParseNamespaces(*namespaces), MetricsAddr: "0", ProbeAddr: "0", MaxConcurrentReconciles: *workers})
 	if err != nil {
 		return err
 	}
@@ -72,9 +72,9 @@ func run() error {
 		}
 	}
 	go func() {
-		if mgr.GetCache().WaitForCacheSync(ctx) {
+		if run.WaitForCacheSync(ctx) == nil {
 			src.MarkSynced()
 		}
 	}()
-	return mgr.Start(ctx)
+	return run.Wait()
 }
