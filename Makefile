@@ -130,7 +130,7 @@ test: ## Unit and simulator tests (the features and the mutants on the simulator
 # e2e build tag (plus mutants / fidelity for those two) and the control plane
 # binaries in ./bin. A generic `go test -tags e2e ./...` runs the @real
 # features (TestFeaturesReal) and neither the mutants nor the fidelity report.
-STEPS_PKG := ./scenarios/steps
+STEPS_PKG := ./scenarios/steps/app
 E2E_TIMEOUT ?= 60m
 
 .PHONY: test-features
@@ -203,11 +203,11 @@ controlplane-up: controlplane ## Run a local control plane until Ctrl-C; prints 
 
 .PHONY: test-workloads-real
 test-workloads-real: controlplane ## The StatefulSet / DaemonSet scenarios on the real controllers vs the simulator (ARGS=-rewrite records testdata/).
-	$(GO) test -tags e2e -v -count=1 -timeout 20m ./scenarios/workloads/ -run '^TestRecordReal$$' $(ARGS)
+	$(GO) test -tags e2e -v -count=1 -timeout 20m ./scenarios/fidelity/workloads/ -run '^TestRecordReal$$' $(ARGS)
 
 .PHONY: test-controlplane
 test-controlplane: controlplane ## End-to-end test of the local control plane (real rollouts, kwok pods).
-	$(GO) test -tags e2e -v -count=1 ./scenarios/controlplane/...
+	$(GO) test -tags e2e -v -count=1 ./scenarios/real/controlplane/...
 
 .PHONY: test-envtest
 test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and kube-apiserver in KUBEBUILDER_ASSETS or ./bin.
@@ -217,7 +217,7 @@ test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and k
 # one control plane and run side by side (one namespace each).
 .PHONY: test-e2e
 test-e2e: controlplane ## Real-controller e2e on the local control plane: C01–C07, operator restarts, the mutation check (E2E_SEED replays restarts).
-	$(GO) test -tags e2e -v -count=1 -parallel 16 -timeout 20m ./scenarios/e2e/ $(ARGS)
+	$(GO) test -tags e2e -v -count=1 -parallel 16 -timeout 20m ./scenarios/real/e2e/ $(ARGS)
 
 # The same suite on a Kind cluster (sigs.k8s.io/kind library, real kubelet,
 # pause images). Without a reachable Docker engine it prints one line saying
@@ -226,8 +226,8 @@ test-e2e: controlplane ## Real-controller e2e on the local control plane: C01–
 # the cluster.
 .PHONY: test-e2e-kind
 test-e2e-kind: ## Real-controller e2e on a Kind cluster where a Docker engine is reachable; skips (exit 0) otherwise.
-	@$(GO) test -c -tags e2ekind -o $(BIN)/e2e-kind.test ./scenarios/e2e
-	@cd scenarios/e2e && $(BIN)/e2e-kind.test -test.v -test.count=1 -test.parallel=16 -test.timeout=40m $(ARGS)
+	@$(GO) test -c -tags e2ekind -o $(BIN)/e2e-kind.test ./scenarios/real/e2e
+	@cd scenarios/real/e2e && $(BIN)/e2e-kind.test -test.v -test.count=1 -test.parallel=16 -test.timeout=40m $(ARGS)
 
 ##@ Deployment tools (each built from its own module under hack/tools/)
 
@@ -257,27 +257,27 @@ $(KUBECTL): hack/tools/kubectl/go.mod hack/tools/kubectl/go.sum hack/tools/kubec
 	@mkdir -p $(BIN)
 	$(TOOLS_BUILD) -C hack/tools/kubectl -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37" -o $@ .
 
-##@ Install paths on the local control plane (build tag e2e; scenarios/install)
+##@ Install paths on the local control plane (build tag e2e; scenarios/real/install)
 
 .PHONY: test-rbac
 test-rbac: controlplane $(HELM) ## Chart RBAC: namespaced-only with watchNamespaces, minimal, and sufficient (the manager as its ServiceAccount completes the demo).
-	$(GO) test -tags e2e -v -count=1 -run 'TestHelm|TestRBAC' ./scenarios/install/
+	$(GO) test -tags e2e -v -count=1 -run 'TestHelm|TestRBAC' ./scenarios/real/install/
 
 .PHONY: test-tenant
-test-tenant: controlplane $(HELM) ## Tenant safety (issue 14): the manager as the chart's ServiceAccount; a restricted tenant's cross-namespace, v1alpha1-smuggle, disclosure, serviceAccountName and ValidatingAdmissionPolicy cases, and the hostile-input corpus (scenarios/hostile).
-	$(GO) test -tags e2e -v -count=1 -run 'TestTenant' ./scenarios/install/
+test-tenant: controlplane $(HELM) ## Tenant safety (issue 14): the manager as the chart's ServiceAccount; a restricted tenant's cross-namespace, v1alpha1-smuggle, disclosure, serviceAccountName and ValidatingAdmissionPolicy cases, and the hostile-input corpus (scenarios/input/hostile).
+	$(GO) test -tags e2e -v -count=1 -run 'TestTenant' ./scenarios/real/install/
 
 .PHONY: test-chart-e2e
 test-chart-e2e: controlplane $(HELM) ## The chart on the local control plane: two replicas with the leader stopped mid-upgrade (admission and v1alpha1 reads still served); platform.enabled against fakevim with the seed's usage examples.
-	$(GO) test -tags e2e -v -count=1 -run 'TestChartTwoReplicas|TestChartPlatformAgainstFakeVIM' ./scenarios/install/
+	$(GO) test -tags e2e -v -count=1 -run 'TestChartTwoReplicas|TestChartPlatformAgainstFakeVIM' ./scenarios/real/install/
 
 .PHONY: test-gitops
 test-gitops: controlplane $(HELM) ## Flux-, Helm- and Argo CD-like actors own the Deployments (issue 19): with docs/gitops.md's settings the upgrade completes with each image written once; without, the revert is reported and never Completed.
-	$(GO) test -tags e2e -v -count=1 -run 'TestGitOpsToolsOwnTheDeployments' ./scenarios/install/
+	$(GO) test -tags e2e -v -count=1 -run 'TestGitOpsToolsOwnTheDeployments' ./scenarios/real/install/
 
 .PHONY: test-dryrun
 test-dryrun: controlplane $(HELM) $(KUSTOMIZE) flux-crds ## Server-side dry run of the kustomize and Helm renderings and of deploy/flux (Flux CRDs installed).
-	$(GO) test -tags e2e -v -count=1 -run 'TestServerSideDryRun|TestFluxManifestsServerSideDryRun' ./scenarios/install/
+	$(GO) test -tags e2e -v -count=1 -run 'TestServerSideDryRun|TestFluxManifestsServerSideDryRun' ./scenarios/real/install/
 
 # Flux's CRDs, generated by controller-gen from the Flux API modules pinned in
 # hack/tools/flux (as Flux's controllers generate theirs).
@@ -293,11 +293,11 @@ $(FLUX_CRDS)/.stamp: hack/tools/flux/go.mod hack/tools/flux/go.sum $(CONTROLLER_
 
 .PHONY: test-quickstart
 test-quickstart: controlplane $(KUBECTL) ## The quick start of docs/README.md, typed as written, on the local control plane.
-	$(GO) test -tags e2e -v -count=1 -run 'TestQuickStart' ./scenarios/install/
+	$(GO) test -tags e2e -v -count=1 -run 'TestQuickStart' ./scenarios/real/install/
 
 .PHONY: test-chart
 test-chart: $(HELM) $(KUSTOMIZE) ## Chart and kustomize renderings (no cluster): two helm template runs identical, platform wiring, HA defaults.
-	$(GO) test -tags e2e -v -count=1 -run 'TestChart|TestConversionStanza|TestHelmRefusesBadValues|TestHelmRenderingsAreMinimal|TestHelmWatchNamespaces' ./scenarios/install/
+	$(GO) test -tags e2e -v -count=1 -run 'TestChart|TestConversionStanza|TestHelmRefusesBadValues|TestHelmRenderingsAreMinimal|TestHelmWatchNamespaces' ./scenarios/real/install/
 
 .PHONY: lint-chart
 lint-chart: $(HELM) ## helm lint --strict of the chart, default and namespaced values.
@@ -308,11 +308,11 @@ lint-chart: $(HELM) ## helm lint --strict of the chart, default and namespaced v
 
 .PHONY: test-platform
 test-platform: ## Platform unit tests and the features/platform_*.feature scenarios (simulator; @http ones also over fakevim).
-	$(GO) test $(TESTFLAGS) ./operator/platform/... ./scenarios/platformsim/... ./scenarios/platformsteps/... ./cmd/upgrade-operator/...
+	$(GO) test $(TESTFLAGS) ./operator/platform/... ./scenarios/sim/platformsim/... ./scenarios/steps/platform/... ./cmd/upgrade-operator/...
 
 .PHONY: test-platform-e2e
 test-platform-e2e: controlplane ## Platform e2e (build tag e2e): the manager on the local control plane, fakevim over HTTP.
-	$(GO) test -tags e2e -v -count=1 ./scenarios/platforme2e/...
+	$(GO) test -tags e2e -v -count=1 ./scenarios/real/platforme2e/...
 
 .PHONY: help
 help:
@@ -366,12 +366,12 @@ node-deps: ## Install Debian's containerd, runc and containernetworking-plugins 
 
 .PHONY: node-images
 node-images: ## The real node's images (pause, demo app, operator) as one archive, no registry or Docker.
-	$(GO) run ./scenarios/nodeimages/cmd/nodeimages -o $(NODE_IMAGES)
+	$(GO) run ./scenarios/real/nodeimages/cmd/nodeimages -o $(NODE_IMAGES)
 
 # Skips with one line (exit 0) where containerd cannot start on the machine.
 .PHONY: test-node
 test-node: controlplane node ## Real containers on the real node: exec readiness, SIGTERM drain while terminating, crash restarts.
-	$(GO) test -tags realnode -v -count=1 -timeout 15m ./scenarios/realnode/ $(ARGS)
+	$(GO) test -tags realnode -v -count=1 -timeout 15m ./scenarios/real/realnode/ $(ARGS)
 
 # The @real-node scenarios (features/README.md) with their pods as real
 # containers on the real node (C01/C02: SIGKILL at the end of the grace
@@ -387,4 +387,4 @@ test-node-features: controlplane node ## The @real-node scenarios on the real no
 # from the pod at https://localhost:<port>, the pod deleted mid-rollout.
 .PHONY: test-node-incluster
 test-node-incluster: controlplane node $(HELM) $(KUBECTL) ## The operator in-cluster on the real node: helm install, the demo upgrade on real containers, kubectl delete pod mid-rollout.
-	$(GO) test -tags e2e,realnode -v -count=1 -timeout 15m -run '^TestInClusterOnRealNode$$' ./scenarios/install/ $(ARGS)
+	$(GO) test -tags e2e,realnode -v -count=1 -timeout 15m -run '^TestInClusterOnRealNode$$' ./scenarios/real/install/ $(ARGS)

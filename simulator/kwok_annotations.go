@@ -49,7 +49,7 @@ const (
 
 // ImageMarkers are the image tags the kubelet model treats specially, each
 // with kwok Stages of the same behaviour in deploy/kwok/stages (checked by
-// scenarios/controlplane TestStagesCoverEveryImageMarker).
+// scenarios/real/controlplane TestStagesCoverEveryImageMarker).
 var ImageMarkers = []string{ImageTagNotFound, ImageTagCrashLoop, ImageTagNeverReady}
 
 // Default stage delays (virtual time).

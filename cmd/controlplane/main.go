@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/lunadas/upgrade-operator/scenarios/controlplane"
+	"github.com/lunadas/upgrade-operator/scenarios/real/controlplane"
 )
 
 func main() {

@@ -24,7 +24,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/deploy"
 	appwebhook "github.com/lunadas/upgrade-operator/operator/appupgrade/webhook"
-	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
+	"github.com/lunadas/upgrade-operator/scenarios/real/realcluster"
 )
 
 func main() {

@@ -19,9 +19,9 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/lunadas/upgrade-operator/scenarios/controlplane"
-	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
-	"github.com/lunadas/upgrade-operator/scenarios/realnode"
+	"github.com/lunadas/upgrade-operator/scenarios/real/controlplane"
+	"github.com/lunadas/upgrade-operator/scenarios/real/realcluster"
+	"github.com/lunadas/upgrade-operator/scenarios/real/realnode"
 )
 
 func main() {

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 )
 
 // artifactsRoot is the folder a failing run's artifacts go under: beside
@@ -33,19 +33,19 @@ func artifactsDir(o options, seed int64, scenario string) string {
 }
 
 // writeArtifacts writes the one judge's artifacts of res into dir
-// (history.Result.WriteArtifacts: porcupine.html annotated with the pod
+// (judge.Result.WriteArtifacts: porcupine.html annotated with the pod
 // lifecycles and template writes, timeline.svg, events.jsonl, ops.jsonl
 // and verdict.txt followed by notes) and returns the line naming them.
 func writeArtifacts(dir string, res *simrun.Result, notes string) (string, error) {
-	h := history.FromEvents(res.Events)
+	h := judge.FromEvents(res.Events)
 	j := res.Judged
 	if j == nil {
-		j = history.Judge(history.Input{History: h})
+		j = judge.Judge(judge.Input{History: h})
 	}
 	if err := j.WriteArtifacts(dir, h, notes); err != nil {
 		return "", fmt.Errorf("write artifacts to %s: %w", dir, err)
 	}
-	return "artifacts: " + strings.Join(history.ArtifactPaths(dir), " "), nil
+	return "artifacts: " + strings.Join(judge.ArtifactPaths(dir), " "), nil
 }
 
 // replayArtifacts runs schedule s again (runs are deterministic) and

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
-	"github.com/lunadas/upgrade-operator/scenarios/shrink"
 )
 
 // schedule builds the one schedule of --seed/--scenario/--faults, with
@@ -97,7 +96,7 @@ func runFaults(ctx context.Context, o options, scenarioSet bool, stdout io.Write
 // shrinkSchedule drops faults (and lowers their parameters) while the run
 // still fails with the same class.
 func shrinkSchedule(ctx context.Context, s faults.Schedule, objs []clientObject, o options, class string) (faults.Schedule, int) {
-	r := shrink.Shrink(s, func(c faults.Schedule) bool {
+	r := faults.Shrink(s, func(c faults.Schedule) bool {
 		return faults.Run(ctx, faults.RunConfig{Schedule: c, Objects: objs, Limit: o.limit.d}).FailureClass() == class
 	})
 	return r.Schedule, r.Runs

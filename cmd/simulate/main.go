@@ -30,10 +30,10 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/manager"
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
-	"github.com/lunadas/upgrade-operator/scenarios/manifests"
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/input/manifests"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 )
 
 func main() {
@@ -290,11 +290,11 @@ func verdict(res *simrun.Result, o options, stdout io.Writer) error {
 
 // verdictOf is the one judge's verdict (simrun.Result.Judged: the
 // porcupine model, the invariants, every edge's ordering) and
-// checks.Verdict's (an upgrade not Completed), with its exit code:
+// judge.Verdict's (an upgrade not Completed), with its exit code:
 // exitViolation when the judge fails or an edge's report has a
 // violation, else exitNotComplete.
 func verdictOf(res *simrun.Result, o options) error {
-	err := checks.Verdict(res.Upgrades, res.Reports)
+	err := judge.Verdict(res.Upgrades, res.Reports)
 	code := exitNotComplete
 	for _, r := range res.Reports {
 		if len(r.Violations) > 0 {

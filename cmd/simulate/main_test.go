@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 )
 
 const worker = `apiVersion: apps/v1
@@ -217,16 +217,16 @@ func TestSimulateExitCodes(t *testing.T) {
 	_, err = runWith(t, good, "-o", "yaml")
 	assert.Equal(t, exitBadInput, exitCode(err))
 	// An ordering violation: a crafted report, as the mutants produce on a
-	// real run (scenarios/mutants; the product never violates).
+	// real run (scenarios/faults/mutants; the product never violates).
 	assert.Equal(t, exitViolation, exitCode(withCode(exitViolation, errors.New("x"))))
 }
 
 // The violation verdict is told apart from the not-completed one.
 func TestVerdictCodes(t *testing.T) {
-	res := &simrun.Result{Upgrades: []upgradesv1alpha1.ApplicationUpgrade{{}}, Reports: map[string]checks.Report{"/": {Violations: []string{"api written at 3s while worker pod p (v1) existed"}}}}
+	res := &simrun.Result{Upgrades: []upgradesv1alpha1.ApplicationUpgrade{{}}, Reports: map[string]judge.Report{"/": {Violations: []string{"api written at 3s while worker pod p (v1) existed"}}}}
 	res.Upgrades[0].Status.Phase = upgradesv1alpha1.PhaseCompleted
 	assert.Equal(t, exitViolation, exitCode(verdictOf(res, options{})))
-	res.Reports = map[string]checks.Report{"/": {}}
+	res.Reports = map[string]judge.Report{"/": {}}
 	res.Upgrades[0].Status.Phase = upgradesv1alpha1.PhaseFailed
 	assert.Equal(t, exitNotComplete, exitCode(verdictOf(res, options{})))
 	res.Upgrades[0].Status.Phase = upgradesv1alpha1.PhaseCompleted

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 )
 
 // jsonResult is `-o json` of one run: the verdict, and per upgrade its
@@ -19,7 +19,7 @@ type jsonResult struct {
 	ElapsedSeconds float64 `json:"elapsedSeconds"` // virtual
 	Reconciles     int     `json:"reconciles"`
 	Replay         string  `json:"replay"`
-	// Judge is the one judge's first failure (history.Judge: porcupine,
+	// Judge is the one judge's first failure (judge.Judge: porcupine,
 	// an invariant, an edge's ordering); omitted when it passed.
 	Judge    string        `json:"judge,omitempty"`
 	Upgrades []jsonUpgrade `json:"upgrades"`
@@ -75,7 +75,7 @@ func writeJSON(w io.Writer, res *simrun.Result, o options, verdictErr error) err
 	return nil
 }
 
-func edge(dependency, dependent string, r checks.Report) jsonEdge {
+func edge(dependency, dependent string, r judge.Report) jsonEdge {
 	e := jsonEdge{Dependency: dependency, Dependent: dependent, Violations: r.Violations}
 	if e.Violations == nil {
 		e.Violations = []string{}

@@ -9,7 +9,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
-	"github.com/lunadas/upgrade-operator/scenarios/sweep"
+	"github.com/lunadas/upgrade-operator/scenarios/faults/sweep"
 )
 
 // runSweep is --crash-sweep: every built-in scenario (or --manifests, or

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
-	"github.com/lunadas/upgrade-operator/scenarios/timeline"
+	"github.com/lunadas/upgrade-operator/scenarios/render/timeline"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 )
 
 // writeTimeline draws res (and the faults that fired) to path.

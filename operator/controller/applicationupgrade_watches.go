@@ -20,7 +20,7 @@ import (
 // an event's object to the upgrades to reconcile (nil: the object itself,
 // the reconciled kind) and the predicate that drops the events that cannot
 // change any upgrade's verdict (nil: every event). The manager
-// (SetupWithManagerAs) and the simulator (scenarios/simrun) register the
+// (SetupWithManagerAs) and the simulator (scenarios/sim/simrun) register the
 // same list, so both wake the reconciler on the same events.
 type Watch struct {
 	Object    client.Object

@@ -69,7 +69,7 @@ type WebhookOptions struct {
 	// The binary turns it on (--appupgrade-webhooks, default true): the
 	// in-cluster CRD's conversion points at this server. Off by default
 	// here, so in-process test managers need no certificates (their
-	// harness serves /convert, see scenarios/realcluster.LocalConversion).
+	// harness serves /convert, see scenarios/real/realcluster.LocalConversion).
 	AppUpgrade bool
 	// SelfSigned, for a manager run outside the cluster (make run), writes
 	// a fresh self-signed serving certificate for Host (127.0.0.1 when

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/lunadas/upgrade-operator/operator/controller"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
 // Backend names.
@@ -32,7 +32,7 @@ const (
 var ErrUnsupported = errors.New("not supported on this backend")
 
 // Policy is the operator build under test: the product's (the zero value)
-// or a deliberately weakened one (scenarios/mutants).
+// or a deliberately weakened one (scenarios/faults/mutants).
 type Policy struct {
 	// Name names the build in reports ("product" when empty).
 	Name string
@@ -88,7 +88,7 @@ type Cluster interface {
 	// Faults are the faults injected at the operator's API boundary.
 	Faults() *Faults
 	// History is what was recorded so far.
-	History() history.History
+	History() judge.History
 	// Elapsed is the time since the scenario started (virtual in the simulator).
 	Elapsed() time.Duration
 	// Close stops the operator and releases the scenario's resources.
@@ -116,7 +116,7 @@ type SimOnly interface {
 // process replica: customize applies the policy under test to the
 // reconciler and routes its calls through the recording (and faulting)
 // client; wrap applies the policy's wrapper and numbers the reconciles.
-func instrument(p Policy, rec *history.Recorder, faults *Faults, replica int) (customize func(*controller.ApplicationUpgradeReconciler), wrap func(reconcile.Reconciler) reconcile.Reconciler) {
+func instrument(p Policy, rec *judge.Recorder, faults *Faults, replica int) (customize func(*controller.ApplicationUpgradeReconciler), wrap func(reconcile.Reconciler) reconcile.Reconciler) {
 	customize = func(r *controller.ApplicationUpgradeReconciler) {
 		if p.Customize != nil {
 			p.Customize(r)

@@ -8,7 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
 // Faults are injected at the operator's API boundary — its recording
@@ -23,7 +23,7 @@ type Faults struct {
 	// stalled replicas' calls time out.
 	stalled map[int]bool
 	// after is the backend's hook after each call (random kills).
-	after func(op *history.Op)
+	after func(op *judge.Op)
 }
 
 func newFaults() *Faults {
@@ -48,12 +48,12 @@ func (f *Faults) stall(replica int, on bool) {
 var errStalled = errors.New("client rate limiter Wait returned an error: context deadline exceeded (network stalled)")
 
 // Target names the object (and subresource) an operation writes.
-func Target(op *history.Op) string {
+func Target(op *judge.Op) string {
 	return strings.TrimSuffix(op.Kind+"/"+op.Name+"/"+op.Sub, "/")
 }
 
-// Inject implements history.Faults.
-func (f *Faults) Inject(op *history.Op) error {
+// Inject implements judge.Faults.
+func (f *Faults) Inject(op *judge.Op) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.stalled[op.Replica] {
@@ -71,8 +71,8 @@ func (f *Faults) Inject(op *history.Op) error {
 	return nil
 }
 
-// After implements history.Faults.
-func (f *Faults) After(op *history.Op) {
+// After implements judge.Faults.
+func (f *Faults) After(op *judge.Op) {
 	f.mu.Lock()
 	after := f.after
 	f.mu.Unlock()

@@ -22,9 +22,9 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/operator/manager"
-	"github.com/lunadas/upgrade-operator/scenarios/controlplane"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
-	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
+	"github.com/lunadas/upgrade-operator/scenarios/real/controlplane"
+	"github.com/lunadas/upgrade-operator/scenarios/real/realcluster"
 )
 
 // PollInterval is how often Eventually and Consistently look at a real
@@ -89,7 +89,7 @@ type Real struct {
 	opts   Options
 	ns     string
 	start  time.Time
-	rec    *history.Recorder
+	rec    *judge.Recorder
 	faults *Faults
 	obs    *realcluster.Observer
 
@@ -111,7 +111,7 @@ func NewReal(ctx context.Context, suite *RealSuite, opts Options) (*Real, error)
 			return nil, err
 		}
 	}
-	r.rec = history.NewRecorder(r.start, time.Now)
+	r.rec = judge.NewRecorder(r.start, time.Now)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.ns}}
 	if err := suite.client.Create(ctx, ns); err != nil {
 		return nil, fmt.Errorf("create namespace %s: %w", r.ns, err)
@@ -256,7 +256,7 @@ const HistorySync = 30 * time.Second
 // namespace's Deployments, pods and upgrades equals a fresh list — every
 // change up to now is then recorded (a step that just saw "Completed"
 // through a GET also finds it in the history).
-func (r *Real) History() history.History {
+func (r *Real) History() judge.History {
 	ctx, cancel := context.WithTimeout(context.Background(), HistorySync)
 	defer cancel()
 	var last error
@@ -284,7 +284,7 @@ func (r *Real) caughtUp(ctx context.Context) (bool, error) {
 		}
 		err := meta.EachListItem(l, func(o runtime.Object) error {
 			obj := o.(client.Object)
-			want[history.LiveKey(fmt.Sprintf("%T", obj), obj.GetNamespace(), obj.GetName())] = obj.GetResourceVersion()
+			want[judge.LiveKey(fmt.Sprintf("%T", obj), obj.GetNamespace(), obj.GetName())] = obj.GetResourceVersion()
 			return nil
 		})
 		if err != nil {

@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/lunadas/upgrade-operator/operator/controller"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
@@ -25,7 +25,7 @@ const RestartDelay = 2 * time.Second
 type Sim struct {
 	opts   Options
 	env    *simrun.Env
-	rec    *history.Recorder
+	rec    *judge.Recorder
 	faults *Faults
 	ns     string
 	rng    *rand.Rand
@@ -42,7 +42,7 @@ var (
 // NewSim creates the simulation of one scenario with the operator running.
 func NewSim(ctx context.Context, opts Options) (*Sim, error) {
 	s := &Sim{opts: opts, faults: newFaults(), ns: namespaceFor(opts.Scenario, opts.Seed), rng: rngFor(opts.Seed)}
-	s.rec = history.NewRecorder(simulator.DefaultStart, func() time.Time { return s.env.Sim.Now() })
+	s.rec = judge.NewRecorder(simulator.DefaultStart, func() time.Time { return s.env.Sim.Now() })
 	s.rec.SetTemplateHash(simulator.PodTemplateHash)
 	customize, wrap := s.hooks(0)
 	env, err := simrun.NewEnv(ctx, simrun.Config{
@@ -131,7 +131,7 @@ func (s *Sim) RestartOperator(context.Context) error {
 func (s *Sim) Faults() *Faults { return s.faults }
 
 // History implements Cluster.
-func (s *Sim) History() history.History { return s.rec.History() }
+func (s *Sim) History() judge.History { return s.rec.History() }
 
 // Elapsed implements Cluster.
 func (s *Sim) Elapsed() time.Duration { return s.env.Sim.Elapsed() }
@@ -143,7 +143,7 @@ func (s *Sim) Close(context.Context) error { return nil }
 func (s *Sim) KillOperatorRandomly(p float64, restartAfter time.Duration) error {
 	s.faults.mu.Lock()
 	defer s.faults.mu.Unlock()
-	s.faults.after = func(op *history.Op) {
+	s.faults.after = func(op *judge.Op) {
 		c := s.ops[op.Replica]
 		if c.Crashed() || s.rng.Float64() >= p {
 			return

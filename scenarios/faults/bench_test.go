@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 )
 
 // BenchmarkDemoRun is one undisturbed demo upgrade, from building the

@@ -2,7 +2,7 @@
 // a named, documented knob (docs/faults.md), a schedule of faults is data
 // generated from one seed (Generate) or parsed from a spec
 // ("conflict@3:n=2,crash@17:down=2s"), and an Injector applies a schedule
-// to a simulated run (scenarios/simrun) and judges it against the terminal
+// to a simulated run (scenarios/sim/simrun) and judges it against the terminal
 // state the schedule demands (Run, Outcome).
 //
 // Faults hit the operator at the two boundaries the design names — the API

@@ -15,8 +15,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
-	"github.com/lunadas/upgrade-operator/scenarios/mutants"
-	"github.com/lunadas/upgrade-operator/scenarios/shrink"
+	"github.com/lunadas/upgrade-operator/scenarios/faults/mutants"
 )
 
 // noOptimisticLock writes images with a plain merge patch: the
@@ -118,7 +117,7 @@ func TestShrinkerReducesAFaultOnlyBug(t *testing.T) {
 	fails := func(c faults.Schedule) bool {
 		return faults.Run(ctx, faults.RunConfig{Schedule: c, Reconciler: noOptimisticLock}).FailureClass() == class
 	}
-	res := shrink.Shrink(s.Schedule, fails)
+	res := faults.Shrink(s.Schedule, fails)
 	t.Logf("%s (%s) shrunk in %d runs to: %s", s.Schedule.Spec(), class, res.Runs, res.Schedule.Command())
 	require.Less(t, len(res.Schedule.Faults), len(fs), "shrunk: %s", res.Schedule.Spec())
 	require.True(t, slices.ContainsFunc(res.Schedule.Faults, func(f faults.Fault) bool { return f.Kind == faults.Stale }),

@@ -14,8 +14,8 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
@@ -125,8 +125,8 @@ func (o *Outcome) judge(in *Injector) {
 		}
 	}
 	if res.Judged != nil {
-		// the one judge (history.Judge); its ordering is the Reports' above
-		o.Violations = append(o.Violations, res.Judged.Lines(history.CheckOrdering)...)
+		// the one judge (judge.Judge); its ordering is the Reports' above
+		o.Violations = append(o.Violations, res.Judged.Lines(judge.CheckOrdering)...)
 	}
 	o.Violations = append(o.Violations, in.errs...)
 	got := map[string]*upgradesv1alpha1.ApplicationUpgrade{}

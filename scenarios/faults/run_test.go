@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 )
 
 func run(t *testing.T, seed int64, scenario, spec string) (*Outcome, string, string) {

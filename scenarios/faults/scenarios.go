@@ -17,7 +17,7 @@ import (
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/operator/manager"
-	"github.com/lunadas/upgrade-operator/scenarios/manifests"
+	"github.com/lunadas/upgrade-operator/scenarios/input/manifests"
 )
 
 // Scenario is an application and its ApplicationUpgrade(s), the input of a run.

@@ -13,7 +13,7 @@ import (
 
 // CrashLoopImage is the image of the crash-loop comparison: the
 // ":crashloop" marker on the simulator, the demo image's crashloop tag on
-// the real node (scenarios/nodeimages CrashTags).
+// the real node (scenarios/real/nodeimages CrashTags).
 const CrashLoopImage = "registry.example.com/job-worker:" + simulator.ImageTagCrashLoop
 
 // CrashLoopContainer is the pod's one container.

@@ -12,8 +12,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
 // Sequence is one entity's states in commit order, consecutive duplicates
@@ -63,7 +63,7 @@ func SequencesWith(events []eventlog.Event, o Options) []Sequence {
 		}
 	}
 	revs := revisions{}
-	for _, e := range checks.Ordered(events) {
+	for _, e := range judge.Ordered(events) {
 		switch e.Event {
 		case eventlog.DeploymentStatus:
 			add(e.Name+" status", KindDeployment, statusState(e.Status))
@@ -370,7 +370,7 @@ type PhaseSpan struct {
 func PhaseDurations(events []eventlog.Event) []PhaseSpan {
 	var out []PhaseSpan
 	last := map[string]eventlog.Event{}
-	for _, e := range checks.Ordered(events) {
+	for _, e := range judge.Ordered(events) {
 		if e.Event != eventlog.Phase {
 			continue
 		}

@@ -14,7 +14,7 @@ type Scenario struct {
 	Sim, Real []eventlog.Event
 	// Diffs, when not nil, are the scenario's differences, compared from
 	// sequences rather than event logs (the StatefulSet and DaemonSet
-	// controller scenarios of scenarios/workloads, whose real side is a
+	// controller scenarios of scenarios/fidelity/workloads, whose real side is a
 	// committed transcript of sequences); Sim and Real are then empty.
 	Diffs []Difference
 }

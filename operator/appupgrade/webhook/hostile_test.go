@@ -11,7 +11,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
-	"github.com/lunadas/upgrade-operator/scenarios/hostile"
+	"github.com/lunadas/upgrade-operator/scenarios/input/hostile"
 )
 
 // smuggled is the attack of issue 14 through v1alpha1: a v1alpha1 object
@@ -66,8 +66,8 @@ func TestV1alpha1AnnotationSmuggleGetsTheV1beta1Checks(t *testing.T) {
 }
 
 // hostileUpgrades is the admission part of the hostile-input corpus
-// (scenarios/hostile, also run on the real control plane by
-// scenarios/install) plus a case that needs this test's authorizer.
+// (scenarios/input/hostile, also run on the real control plane by
+// scenarios/real/install) plus a case that needs this test's authorizer.
 func hostileUpgrades() map[string]*v1beta1.ApplicationUpgrade {
 	out := map[string]*v1beta1.ApplicationUpgrade{}
 	for _, c := range hostile.Refused("tenant-a", "up") {

@@ -14,7 +14,7 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/manager"
 	"github.com/lunadas/upgrade-operator/scenarios/bench/poller"
-	"github.com/lunadas/upgrade-operator/scenarios/manifests"
+	"github.com/lunadas/upgrade-operator/scenarios/input/manifests"
 )
 
 // demoApp is deploy/demo and deploy/samples, loaded once.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/scenarios/bench/poller"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
+	"github.com/lunadas/upgrade-operator/scenarios/real/realcluster"
 )
 
 // demux keeps one eventlog.Recorder per namespace, all on one clock, fed
@@ -195,8 +195,8 @@ func runCase(ctx context.Context, env *env, app *demoApp, dm *demux, c latencyCa
 		twin, twinUp := dm.rec(c.twin), app.target(c.twin)
 		for _, step := range []struct {
 			t       poller.Target
-			written func(Timeline) bool
-		}{{w, func(t Timeline) bool { return t.WorkerWrite >= 0 }}, {a, func(t Timeline) bool { return t.APIWrite >= 0 }}} {
+			written func(Moments) bool
+		}{{w, func(t Moments) bool { return t.WorkerWrite >= 0 }}, {a, func(t Moments) bool { return t.APIWrite >= 0 }}} {
 			err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 5*time.Minute, true, func(context.Context) (bool, error) {
 				return step.written(Measure(twin.Events(), twinUp)), nil
 			})
@@ -209,14 +209,14 @@ func runCase(ctx context.Context, env *env, app *demoApp, dm *demux, c latencyCa
 		}
 	}
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Minute, true, func(context.Context) (bool, error) {
-		r.Timeline = Measure(rec.Events(), up)
-		if r.Timeline.Failed {
+		r.Moments = Measure(rec.Events(), up)
+		if r.Moments.Failed {
 			return false, fmt.Errorf("upgrade in %s Failed", c.ns)
 		}
-		return r.Timeline.Done() && (c.driver != DriverOperator || r.Timeline.Completed >= 0), nil
+		return r.Moments.Done() && (c.driver != DriverOperator || r.Moments.Completed >= 0), nil
 	})
 	if err != nil {
-		return r, fmt.Errorf("%s upgrade in %s: %w (timeline %+v)", c.driver, c.ns, err, r.Timeline)
+		return r, fmt.Errorf("%s upgrade in %s: %w (moments %+v)", c.driver, c.ns, err, r.Moments)
 	}
 	r.WorkerStatusSettled = StatusSettled(dm.statuses(c.ns), rec.Events(), up)
 	return r, nil

@@ -1,8 +1,8 @@
 // Package realbench is make bench's driver: handoff latency, ordering
 // overhead and the poller baseline on a local real control plane
-// (scenarios/controlplane), and the operator's cost versus cluster size.
+// (scenarios/real/controlplane), and the operator's cost versus cluster size.
 // The cluster-driving code is behind the build tag bench; what is here
-// without the tag (timelines from event logs, statistics, the table, the
+// without the tag (moments read from event logs, statistics, the table, the
 // simulator's benchmark output) is pure and unit-tested.
 package realbench
 
@@ -13,14 +13,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 
-	"github.com/lunadas/upgrade-operator/scenarios/checks"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
-	"github.com/lunadas/upgrade-operator/scenarios/history"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
-// Timeline is what one upgrade's event log says, in seconds since the
+// Moments are what one upgrade's event log says, in seconds since the
 // recording started; -1 where the moment is absent.
-type Timeline struct {
+type Moments struct {
 	// WorkerWrite and APIWrite are the first writes of the target images.
 	WorkerWrite float64 `json:"workerWrite"`
 	APIWrite    float64 `json:"apiWrite"`
@@ -35,8 +34,8 @@ type Timeline struct {
 	Failed bool `json:"failed,omitempty"`
 	// OldWorkerPodsAtAPIWrite counts the worker pods of an older image
 	// that still existed (terminating or not) when the API image was
-	// written: the one judge's ordering violations (history.Judge,
-	// checks.Ordering on the worker → API edge).
+	// written: the one judge's ordering violations (judge.Judge,
+	// judge.Ordering on the worker → API edge).
 	OldWorkerPodsAtAPIWrite int `json:"oldWorkerPodsAtAPIWrite"`
 	// Judge is the one judge's first failure (the porcupine model, an
 	// invariant, the ordering); "" when the writes were legal.
@@ -46,7 +45,7 @@ type Timeline struct {
 // Handoff is APIWrite − WorkerGone in seconds: how long after the last old
 // worker pod's deletion the API image was written; negative when it was
 // written while old worker pods still existed. NaN when either is absent.
-func (t Timeline) Handoff() float64 {
+func (t Moments) Handoff() float64 {
 	if t.APIWrite < 0 || t.WorkerGone < 0 {
 		return math.NaN()
 	}
@@ -54,7 +53,7 @@ func (t Timeline) Handoff() float64 {
 }
 
 // Done reports whether both rollouts have ended.
-func (t Timeline) Done() bool { return t.WorkerGone >= 0 && t.APIGone >= 0 }
+func (t Moments) Done() bool { return t.WorkerGone >= 0 && t.APIGone >= 0 }
 
 // Upgrade names one worker/API pair and the images it moves them to.
 type Upgrade struct {
@@ -77,10 +76,10 @@ func oldPodEvent(events []eventlog.Event) func(eventlog.Event) bool {
 	}
 }
 
-// Measure reads u's Timeline from events (any order; they are put in
-// resourceVersion order as checks.Ordered does).
-func Measure(events []eventlog.Event, u Upgrade) Timeline {
-	t := Timeline{WorkerWrite: -1, APIWrite: -1, WorkerGone: -1, APIGone: -1, Completed: -1}
+// Measure reads u's Moments from events (any order; they are put in
+// resourceVersion order as judge.Ordered does).
+func Measure(events []eventlog.Event, u Upgrade) Moments {
+	t := Moments{WorkerWrite: -1, APIWrite: -1, WorkerGone: -1, APIGone: -1, Completed: -1}
 	type dep struct {
 		target   string
 		replicas int
@@ -94,7 +93,7 @@ func Measure(events []eventlog.Event, u Upgrade) Timeline {
 		u.API:    {target: u.APIImg, replicas: u.APIReplicas, write: &t.APIWrite, gone: &t.APIGone, oldLive: map[string]bool{}, newReady: map[string]bool{}},
 	}
 	old := oldPodEvent(events)
-	for _, e := range checks.Ordered(events) {
+	for _, e := range judge.Ordered(events) {
 		if e.Namespace != u.Namespace {
 			continue
 		}
@@ -136,13 +135,13 @@ func Measure(events []eventlog.Event, u Upgrade) Timeline {
 			}
 		}
 	}
-	// the one judge (history.Judge) over the log: its per-edge ordering
+	// the one judge (judge.Judge) over the log: its per-edge ordering
 	// counts the old worker pods, its porcupine model and invariants say
 	// whether the writes were legal
-	j := history.JudgeEvents(events, []history.UpgradeSpec{{Name: "bench", Namespace: u.Namespace,
+	j := judge.JudgeEvents(events, []judge.UpgradeSpec{{Name: "bench", Namespace: u.Namespace,
 		Worker: u.Worker, WorkerImage: u.WorkerImage, API: u.API, APIImage: u.APIImg}})
 	for _, v := range j.Violations {
-		if v.Check == history.CheckOrdering {
+		if v.Check == judge.CheckOrdering {
 			t.OldWorkerPodsAtAPIWrite++
 		}
 	}

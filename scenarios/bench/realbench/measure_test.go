@@ -44,7 +44,7 @@ func TestMeasureOrdered(t *testing.T) {
 		eventlog.Event{T: 15.01, Event: eventlog.Phase, Name: "u", Phase: "Completed"},
 	)
 	tl := Measure(events, up)
-	assert.Equal(t, Timeline{WorkerWrite: 1, APIWrite: 8.02, WorkerGone: 8, APIGone: 15, Completed: 15.01}, tl)
+	assert.Equal(t, Moments{WorkerWrite: 1, APIWrite: 8.02, WorkerGone: 8, APIGone: 15, Completed: 15.01}, tl)
 	assert.InDelta(t, 0.02, tl.Handoff(), 1e-9)
 	assert.True(t, tl.Done())
 }
@@ -66,7 +66,7 @@ func TestMeasureEarlyAPIWrite(t *testing.T) {
 	assert.Equal(t, 1, tl.OldWorkerPodsAtAPIWrite)
 	assert.Contains(t, tl.Judge, "API image a:2 written while the worker is not fully rolled out: old pod w-old", "the one judge's model")
 	assert.False(t, tl.Done(), "the API rollout has not ended")
-	assert.True(t, math.IsNaN(Timeline{WorkerWrite: -1, APIWrite: -1, WorkerGone: -1, APIGone: -1}.Handoff()))
+	assert.True(t, math.IsNaN(Moments{WorkerWrite: -1, APIWrite: -1, WorkerGone: -1, APIGone: -1}.Handoff()))
 }
 
 func TestSummarize(t *testing.T) {

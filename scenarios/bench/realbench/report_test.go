@@ -13,17 +13,17 @@ import (
 func TestTableAndTargets(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Sizes, cfg.Scopes = []int{0, 5000}, []string{"all"}
-	tl := func(ww, wg, aw, ag float64) Timeline {
-		return Timeline{WorkerWrite: ww, WorkerGone: wg, APIWrite: aw, APIGone: ag, Completed: ag + 0.03}
+	tl := func(ww, wg, aw, ag float64) Moments {
+		return Moments{WorkerWrite: ww, WorkerGone: wg, APIWrite: aw, APIGone: ag, Completed: ag + 0.03}
 	}
 	var cases []CaseResult
 	for i, h := range []float64{0.02, 0.03, 0.04} {
 		op := CaseResult{Namespace: "op" + string(rune('a'+i)), Driver: DriverOperator, Fixed: true, Timing: "fixed", Start: 0,
-			Timeline: tl(0.05, 25.05, 25.05+h, 50.05+h), PollerWorkerDone: -1, WorkerStatusSettled: 25.06}
+			Moments: tl(0.05, 25.05, 25.05+h, 50.05+h), PollerWorkerDone: -1, WorkerStatusSettled: 25.06}
 		alone := CaseResult{Namespace: "al" + string(rune('a'+i)), Driver: DriverAlone, Fixed: true, Timing: "fixed", Twin: op.Namespace,
-			Timeline: tl(0.05, 25.05, 25.05+h, 50.05+h), PollerWorkerDone: -1}
+			Moments: tl(0.05, 25.05, 25.05+h, 50.05+h), PollerWorkerDone: -1}
 		poll := CaseResult{Namespace: "po" + string(rune('a'+i)), Driver: DriverPoller, Fixed: true, Timing: "fixed",
-			Timeline: tl(0.01, 25.01, 16, 41), PollerWorkerDone: 15.9}
+			Moments: tl(0.01, 25.01, 16, 41), PollerWorkerDone: 15.9}
 		poll.OldWorkerPodsAtAPIWrite = 2
 		cases = append(cases, op, alone, poll)
 	}

@@ -14,7 +14,7 @@ type CaseResult struct {
 	// Start is when the driver began (ApplicationUpgrade created, poller
 	// started, images written), in seconds on the event log's clock.
 	Start float64 `json:"start"`
-	Timeline
+	Moments
 	// PollerWorkerDone and PollerAPIDone are when the poller's checks
 	// first said done; -1 for other drivers.
 	PollerWorkerDone float64 `json:"pollerWorkerDone"`

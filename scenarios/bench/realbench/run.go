@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/deploy"
-	"github.com/lunadas/upgrade-operator/scenarios/controlplane"
-	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
+	"github.com/lunadas/upgrade-operator/scenarios/real/controlplane"
+	"github.com/lunadas/upgrade-operator/scenarios/real/realcluster"
 )
 
 // env is one running control plane and what the phases need of it.

@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/scenarios/bench/opstats"
-	"github.com/lunadas/upgrade-operator/scenarios/realcluster"
+	"github.com/lunadas/upgrade-operator/scenarios/real/realcluster"
 )
 
 const fillerLabel = "bench.lunadas.dev/filler"
@@ -203,7 +203,7 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 	}
 	var handoffs, totals []float64
 	for _, r := range runs {
-		var tl Timeline
+		var tl Moments
 		err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Minute, true, func(context.Context) (bool, error) {
 			tl = Measure(dm.rec(r.ns).Events(), r.up)
 			if tl.Failed {
@@ -213,7 +213,7 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 		})
 		if err != nil {
 			ch.stop()
-			return row, names, fmt.Errorf("upgrade in %s: %w (timeline %+v)", r.ns, err, tl)
+			return row, names, fmt.Errorf("upgrade in %s: %w (moments %+v)", r.ns, err, tl)
 		}
 		handoffs = append(handoffs, tl.Handoff())
 		totals = append(totals, tl.APIGone-t0)

@@ -1,5 +1,5 @@
 // Package simbench measures the simulator's speed on the demo upgrade
-// (deploy/demo and deploy/samples): one run of scenarios/simrun per
+// (deploy/demo and deploy/samples): one run of scenarios/sim/simrun per
 // iteration, from building the simulation to the upgrade Completed. The
 // figures come only from `go test -bench` (see BenchmarkDemoRun); nothing
 // here is timed in an ordinary test.
@@ -15,8 +15,8 @@ import (
 	"github.com/lunadas/upgrade-operator/deploy"
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/manager"
-	"github.com/lunadas/upgrade-operator/scenarios/manifests"
-	"github.com/lunadas/upgrade-operator/scenarios/simrun"
+	"github.com/lunadas/upgrade-operator/scenarios/input/manifests"
+	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 )
 
 // DemoObjects returns the demo application and its sample ApplicationUpgrade.

@@ -1,0 +1,169 @@
+package judge
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/stretchr/testify/assert"
+
+	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+)
+
+// diamond: db ← {worker, indexer} ← api, each Deployment named after its component.
+var diamond = &UpgradeSpec{Name: "u", Generation: 1, Components: []ComponentSpec{
+	{Name: "db", Deployment: "db", Image: "db:2"},
+	{Name: "worker", Deployment: "worker", Image: "worker:2", DependsOn: []string{"db"}},
+	{Name: "indexer", Deployment: "indexer", Image: "indexer:2", DependsOn: []string{"db"}},
+	{Name: "api", Deployment: "api", Image: "api:2", DependsOn: []string{"worker", "indexer"}},
+}}
+
+// graphWrite records a successful write of dep by a reconcile of the diamond.
+func (b *builder) graphWrite(dep string, images ...string) *builder {
+	b.write(0, dep, images...)
+	b.h.Ops[len(b.h.Ops)-1].Upgrade = diamond
+	return b
+}
+
+// graphStatus records a status write moving the components from prev to next.
+func (b *builder) graphStatus(phase string, prev, next map[string]string) *builder {
+	b.seq++
+	call := b.seq
+	b.phase("u", phase, 1)
+	b.seq++
+	b.h.Ops = append(b.h.Ops, Op{ID: len(b.h.Ops) + 1, Verb: "patch", Sub: "status", Kind: "ApplicationUpgrade", Namespace: "ns", Name: "u",
+		CallSeq: call, ReturnSeq: b.seq, RV: strconv.FormatUint(b.rv, 10), Phase: phase, PrevPhase: phase,
+		Components: next, PrevComponents: prev, Upgrade: diamond})
+	return b
+}
+
+// roll replaces dep's one old pod by a new one; keepOld leaves the old
+// pod terminating (not yet deleted).
+func (b *builder) roll(dep string, keepOld bool) *builder {
+	b.graphWrite(dep, dep+":2")
+	b.fact(eventlog.PodCreated, dep+"-new", dep, dep+":2").fact(eventlog.PodReady, dep+"-new", dep)
+	b.fact(eventlog.PodDeleting, dep+"-old", dep)
+	if !keepOld {
+		b.fact(eventlog.PodDeleted, dep+"-old", dep)
+	}
+	return b
+}
+
+func diamondStart() *builder {
+	b := &builder{}
+	for _, d := range []string{"db", "worker", "indexer", "api"} {
+		b.fact(eventlog.DeploymentWrite, d, d, d+":1").fact(eventlog.DeploymentStatus, d, d, d+":1").
+			fact(eventlog.PodCreated, d+"-old", d, d+":1").fact(eventlog.PodReady, d+"-old", d)
+	}
+	return b.phase("u", "Progressing", 1)
+}
+
+func TestDiamondWrittenInDependencyOrderIsLegal(t *testing.T) {
+	b := diamondStart().roll("db", false).roll("worker", false).roll("indexer", false).roll("api", false)
+	r := Check(b.h)
+	assert.Equal(t, porcupine.Ok, r.Linearizable, r.Illegal)
+	assert.Empty(t, r.Violations)
+}
+
+// TestDiamondCallerWrittenWhenOnlyOneDependencyRolled is the "any instead
+// of all dependencies" bug: the API is written once the worker is rolled
+// out while an old indexer pod still terminates.
+func TestDiamondCallerWrittenWhenOnlyOneDependencyRolled(t *testing.T) {
+	b := diamondStart().roll("db", false).roll("worker", false).roll("indexer", true)
+	b.graphWrite("api", "api:2")
+	r := Check(b.h)
+	assert.Equal(t, porcupine.Illegal, r.Linearizable)
+	assert.Contains(t, r.Illegal, `component "api" image api:2 written while the dependency "indexer" is not fully rolled out: old pod indexer-old (hash h-indexer:1, indexer:1) of indexer still exists (terminating)`)
+	assert.Contains(t, r.Failed(), CheckOrdering)
+}
+
+func TestComponentClaimsAreJudged(t *testing.T) {
+	b := diamondStart().roll("db", false).roll("worker", true)
+	b.graphStatus("Progressing", map[string]string{"worker": "RollingOut"}, map[string]string{"worker": "Rolled"})
+	r := Check(b.h)
+	assert.Equal(t, porcupine.Illegal, r.Linearizable)
+	assert.Contains(t, r.Illegal, `component "worker" claimed Rolled while not fully rolled out`)
+
+	b = diamondStart().roll("db", true)
+	b.graphStatus("Progressing", map[string]string{"db": "RollingOut", "worker": "Pending"}, map[string]string{"db": "RollingOut", "worker": "Upgrading"})
+	r = Check(b.h)
+	assert.Equal(t, porcupine.Illegal, r.Linearizable)
+	assert.Contains(t, r.Illegal, `component "worker" claimed Upgrading while the dependency "db" is not fully rolled out`)
+
+	b = diamondStart().roll("db", false)
+	b.graphStatus("Progressing", map[string]string{"db": "RollingOut", "worker": "Pending"}, map[string]string{"db": "Rolled", "worker": "Upgrading"})
+	assert.True(t, Check(b.h).OK())
+}
+
+func TestCompletedGraphClaimsEveryComponent(t *testing.T) {
+	b := diamondStart().roll("db", false).roll("worker", false).roll("indexer", false)
+	b.seq++
+	b.h.Ops = append(b.h.Ops, Op{ID: len(b.h.Ops) + 1, Verb: "patch", Sub: "status", Kind: "ApplicationUpgrade", Namespace: "ns", Name: "u",
+		CallSeq: b.seq, ReturnSeq: b.seq + 1, RV: strconv.FormatUint(b.rv+1, 10), Phase: "Completed", PrevPhase: "Progressing", Upgrade: diamond})
+	b.seq++
+	b.phase("u", "Completed", 1)
+	r := Check(b.h)
+	assert.Equal(t, porcupine.Illegal, r.Linearizable)
+	assert.Contains(t, r.Illegal, `phase Completed claimed while the component "api" is not fully rolled out`)
+}
+
+func TestGraphEdgesAreOrderingPairs(t *testing.T) {
+	b := diamondStart().graphWrite("db", "db:2")
+	got := pairs(b.h, nil)
+	assert.Len(t, got, 4)
+	assert.Contains(t, fmtPairs(got), "indexer→api")
+	assert.Contains(t, fmtPairs(got), "db→worker")
+}
+
+func fmtPairs(ps []Pair) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Worker+"→"+p.API)
+	}
+	return out
+}
+
+func TestComponentTerminal(t *testing.T) {
+	b := &builder{}
+	comp := func(phase string, gen int64) {
+		b.fact(eventlog.ComponentPhase, "u", "api")
+		f := &b.h.Facts[len(b.h.Facts)-1]
+		f.Phase, f.Generation = phase, gen
+	}
+	comp("api=Pending", 1)
+	comp("api=Blocked", 1)
+	comp("api=Pending", 2) // a new generation starts over
+	assert.Empty(t, Invariants(b.h))
+	comp("api=Blocked", 2)
+	comp("api=Upgrading", 2)
+	v := Invariants(b.h)
+	if assert.Len(t, v, 1) {
+		assert.Equal(t, CheckComponentTerminal, v[0].Check)
+		assert.Contains(t, v[0].Message, "component api of upgrade ns/u left Blocked for Upgrading")
+	}
+}
+
+// TestComponentTerminalAllowsARecovery: a component Failed by its rollout
+// may become Rolled (RolloutRecovered), and then its Blocked dependent may
+// move on; Failed to anything else is still a violation.
+func TestComponentTerminalAllowsARecovery(t *testing.T) {
+	b := &builder{}
+	comp := func(name, phase string) {
+		b.fact(eventlog.ComponentPhase, "u", name)
+		f := &b.h.Facts[len(b.h.Facts)-1]
+		f.Phase, f.Generation = name+"="+phase, 1
+	}
+	comp("worker", "RollingOut")
+	comp("api", "Pending")
+	comp("worker", "Failed")
+	comp("api", "Blocked")
+	comp("api", "Upgrading")
+	comp("worker", "Rolled")
+	assert.Empty(t, Invariants(b.h))
+	comp("worker", "Failed")
+	comp("worker", "RollingOut")
+	v := Invariants(b.h)
+	if assert.Len(t, v, 1) {
+		assert.Contains(t, v[0].Message, "left Failed for RollingOut")
+	}
+}

@@ -1,0 +1,142 @@
+package realcluster
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/lunadas/upgrade-operator/operator/rollout"
+	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/render/console"
+)
+
+// recorderTee feeds one watch stream to the event log and the transcript.
+type recorderTee struct {
+	rec *eventlog.Recorder
+	tr  *console.Console
+}
+
+// Observe implements Sink.
+func (t recorderTee) Observe(typ watch.EventType, obj client.Object, at time.Time) {
+	t.rec.Observe(typ, obj, at)
+	t.tr.Observe(typ, obj, at)
+}
+
+// WaitRolledOut waits until every Deployment in namespace is fully rolled
+// out by the product's own definition (rollout.Assess).
+func WaitRolledOut(ctx context.Context, c client.Reader, namespace string, timeout time.Duration) error {
+	last := ""
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		done, why, err := RolledOut(ctx, c, namespace, false)
+		if err != nil { // the API may be busy: try again until the timeout
+			last = err.Error()
+			return false, nil
+		}
+		last = why
+		return done, nil
+	})
+	if err != nil {
+		return fmt.Errorf("deployments in %s not rolled out within %s (%s): %w", namespace, timeout, last, err)
+	}
+	return nil
+}
+
+// RolledOut reports whether namespace has workloads and every one is
+// rolled out by rollout.Assess (StatefulSets and DaemonSets by
+// rollout.AssessStatefulSet and AssessDaemonSet) — or has failed, when failedCounts (a user
+// applies an upgrade to a broken app too). why names the first that is
+// not. Any client works: a real cluster's or the simulator's.
+func RolledOut(ctx context.Context, c client.Reader, namespace string, failedCounts bool) (done bool, why string, err error) {
+	var ds appsv1.DeploymentList
+	if err := c.List(ctx, &ds, client.InNamespace(namespace)); err != nil {
+		return false, "", err
+	}
+	for i := range ds.Items {
+		d := &ds.Items[i]
+		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+		if err != nil {
+			return false, "", err
+		}
+		var rss appsv1.ReplicaSetList
+		var pods corev1.PodList
+		if err := c.List(ctx, &rss, client.InNamespace(namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+			return false, "", err
+		}
+		if err := c.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
+			return false, "", err
+		}
+		v := rollout.Assess(d, rss.Items, pods.Items, rollout.Options{})
+		if v.State == rollout.Progressing || (v.State == rollout.Failed && !failedCounts) {
+			return false, d.Name + ": " + v.String(), nil
+		}
+	}
+	n, why, err := otherWorkloadsRolledOut(ctx, c, namespace, failedCounts)
+	if err != nil || why != "" {
+		return false, why, err
+	}
+	return len(ds.Items)+n > 0, "no workloads", nil
+}
+
+// otherWorkloadsRolledOut is RolledOut for the StatefulSets
+// (rollout.AssessStatefulSet) and DaemonSets (rollout.AssessDaemonSet,
+// with their ControllerRevisions) of namespace: how many there are, and
+// why the first not rolled out is not ("" when all are).
+func otherWorkloadsRolledOut(ctx context.Context, c client.Reader, namespace string, failedCounts bool) (int, string, error) {
+	var stss appsv1.StatefulSetList
+	var dss appsv1.DaemonSetList
+	if err := c.List(ctx, &stss, client.InNamespace(namespace)); err != nil {
+		return 0, "", err
+	}
+	if err := c.List(ctx, &dss, client.InNamespace(namespace)); err != nil {
+		return 0, "", err
+	}
+	var revs appsv1.ControllerRevisionList
+	if len(dss.Items) > 0 {
+		if err := c.List(ctx, &revs, client.InNamespace(namespace)); err != nil {
+			return 0, "", err
+		}
+	}
+	podsOf := func(sel *metav1.LabelSelector) ([]corev1.Pod, error) {
+		s, err := metav1.LabelSelectorAsSelector(sel)
+		if err != nil {
+			return nil, err
+		}
+		var pods corev1.PodList
+		err = c.List(ctx, &pods, client.InNamespace(namespace), client.MatchingLabelsSelector{Selector: s})
+		return pods.Items, err
+	}
+	bad := func(name string, v rollout.Verdict) string {
+		if v.State == rollout.Progressing || (v.State == rollout.Failed && !failedCounts) {
+			return name + ": " + v.String()
+		}
+		return ""
+	}
+	for i := range stss.Items {
+		sts := &stss.Items[i]
+		pods, err := podsOf(sts.Spec.Selector)
+		if err != nil {
+			return 0, "", err
+		}
+		if why := bad("statefulset "+sts.Name, rollout.AssessStatefulSet(sts, pods, rollout.Options{})); why != "" {
+			return 0, why, nil
+		}
+	}
+	for i := range dss.Items {
+		ds := &dss.Items[i]
+		pods, err := podsOf(ds.Spec.Selector)
+		if err != nil {
+			return 0, "", err
+		}
+		if why := bad("daemonset "+ds.Name, rollout.AssessDaemonSet(ds, revs.Items, pods, rollout.Options{})); why != "" {
+			return 0, why, nil
+		}
+	}
+	return len(stss.Items) + len(dss.Items), "", nil
+}

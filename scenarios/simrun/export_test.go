@@ -1,9 +1,0 @@
-package simrun
-
-// For the external tests of this package (mutants_test.go), which use
-// scenarios/mutants — a package that imports simrun itself.
-var (
-	DemoObjects      = demoObjects
-	GraphDemoObjects = graphDemoObjects
-	SidecarObjects   = sidecarObjects
-)

@@ -1,0 +1,67 @@
+package app
+
+import (
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/lunadas/upgrade-operator/scenarios/faults/mutants"
+)
+
+var allMutantScenarios = flag.Bool("mutants.all", false, "run every C01–C04 scenario against each mutant instead of stopping at the first catch")
+
+// TestMutants proves on the simulator that the checks can fail: every
+// mutant of mutants.All must be caught by a C01–C04 scenario, and the
+// equivalent mutants (masked by the product's other guards) must pass.
+func TestMutants(t *testing.T) {
+	base := Config{Backend: SimBackend{}, Seed: *seed, Context: t.Context()}
+	results := RunMutants(base, append(append([]mutants.Mutant(nil), mutants.All...), mutants.Equivalents...), !*allMutantScenarios && !testing.Verbose())
+	WriteMutantTable(os.Stdout, "sim", results)
+	judgeMutants(t, results)
+}
+
+func judgeMutants(t *testing.T, results []MutantResult) {
+	t.Helper()
+	for _, r := range results {
+		if broken := r.Broken(); len(broken) > 0 {
+			t.Errorf("mutant %s: runs broke during setup (not a catch): %v", r.Mutant.Name(), broken)
+		}
+		switch {
+		case r.Mutant.Equivalent && r.Caught():
+			t.Errorf("equivalent mutant %s was flagged: a check fails on a safe operator", r.Mutant.Name())
+		case !r.Mutant.Equivalent && !r.Caught():
+			t.Errorf("mutant %s survived C01–C04: no check caught it", r.Mutant.Name())
+		}
+		if len(r.Outcomes) == 0 {
+			t.Errorf("mutant %s: no scenario ran", r.Mutant.Name())
+		}
+	}
+}
+
+// TestSidecarWorkerCatchesCountersOnly: on the worker whose pods list a
+// proxy first (@sidecar), the counters-only mutant writes the API while
+// old worker pods still run, and that scenario alone catches it — the
+// ordering is judged by pod-template-hash, not by the first container.
+func TestSidecarWorkerCatchesCountersOnly(t *testing.T) {
+	base := Config{Backend: SimBackend{}, Seed: *seed, Context: t.Context(), Tags: "@sidecar"}
+	results := RunMutants(base, []mutants.Mutant{mutants.CountersOnly}, false)
+	WriteMutantTable(os.Stdout, "sim", results)
+	if len(results) != 1 || len(results[0].Outcomes) != 1 {
+		t.Fatalf("want one mutant run of one scenario, got %+v", results)
+	}
+	if o := results[0].Outcomes[0]; o.Passed || o.Stage == "setup" {
+		t.Fatalf("counters-only survived the sidecar-first worker: %+v", o)
+	}
+}
+
+// TestWorkloadKindMutants runs the @kinds scenarios (StatefulSet and
+// DaemonSet callees, features/workload_kinds.feature) against the
+// counters-only and ignore-terminating mutants, every scenario each, and
+// prints which scenario catches which: every mutant must be caught by
+// at least one scenario, and no run may break during setup.
+func TestWorkloadKindMutants(t *testing.T) {
+	base := Config{Backend: SimBackend{}, Seed: *seed, Context: t.Context(), Tags: "@kinds"}
+	results := RunMutants(base, []mutants.Mutant{mutants.CountersOnly, mutants.IgnoreTerminatingPods}, false)
+	WriteMutantTable(os.Stdout, "sim", results)
+	judgeMutants(t, results)
+}

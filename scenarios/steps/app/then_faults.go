@@ -1,0 +1,73 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/lunadas/upgrade-operator/scenarios/cluster"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
+)
+
+// rejections returns, per write target, the injected failures and whether
+// a later attempt succeeded.
+func (s *scenario) rejections() (map[string][]judge.Op, map[string]bool) {
+	rejected, succeeded := map[string][]judge.Op{}, map[string]bool{}
+	for _, op := range s.cl.History().Ops {
+		if !op.Write() {
+			continue
+		}
+		t := cluster.Target(&op)
+		switch {
+		case op.Injected:
+			rejected[t] = append(rejected[t], op)
+		case op.OK():
+			succeeded[t] = true
+		}
+	}
+	return rejected, succeeded
+}
+
+func (s *scenario) rejectedBeforeSuccess(n int) error {
+	rejected, succeeded := s.rejections()
+	if len(succeeded) == 0 {
+		return fmt.Errorf("no write of the operator succeeded")
+	}
+	for t := range succeeded {
+		if len(rejected[t]) != n {
+			return fmt.Errorf("write %s was rejected %d times, not %d", t, len(rejected[t]), n)
+		}
+	}
+	return nil
+}
+
+func (s *scenario) backoffSpread(ms int) error {
+	rejected, _ := s.rejections()
+	if len(rejected) == 0 {
+		return fmt.Errorf("no write was rejected")
+	}
+	for t, ops := range rejected {
+		if spread := ops[len(ops)-1].Call - ops[0].Call; spread*1000 < float64(ms) {
+			return fmt.Errorf("the %d rejected attempts of %s came within %.1fms: no back-off", len(ops), t, spread*1000)
+		}
+	}
+	return nil
+}
+
+func (s *scenario) killedAtLeast(n int) error {
+	so, err := s.simOnly()
+	if err != nil {
+		return err
+	}
+	if k := so.Kills(); k < n {
+		return fmt.Errorf("the operator was killed %d times, want at least %d", k, n)
+	}
+	return nil
+}
+
+func (s *scenario) standbyWrote() error {
+	for _, op := range s.cl.History().Ops {
+		if op.Replica == 1 && op.Write() && op.OK() {
+			return nil
+		}
+	}
+	return fmt.Errorf("the standby replica never wrote")
+}
