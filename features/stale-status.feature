@@ -10,6 +10,7 @@ Feature: A Deployment's status is trusted only once its generation is observed
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 2s
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
     And the Deployments are rolled out
+    And the Deployment controller has published every rollout complete
     When the upgrade "upgrade-v2" is applied
     Then the phase becomes "Completed" within 5 minutes
     And the worker Deployment was seen a generation ahead of its observedGeneration with complete counters

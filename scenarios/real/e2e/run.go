@@ -9,7 +9,6 @@ import (
 	"sort"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -125,47 +124,11 @@ func (r *Runner) Prepare(ctx context.Context, c Case, ns string) (*Run, error) {
 		run.Close()
 		return nil, err
 	}
-	if err := waitCountersComplete(ctx, r.Client, ns, 3*time.Minute); err != nil {
+	if err := realcluster.WaitCountersComplete(ctx, r.Client, ns, 3*time.Minute); err != nil {
 		run.Close()
 		return nil, err
 	}
 	return run, nil
-}
-
-// waitCountersComplete waits until every Deployment in namespace publishes
-// its rollout complete in its own status (generation observed; replicas,
-// updated and available at spec.replicas). rollout.Assess (WaitRolledOut)
-// may already say rolled out from the pod list while the Deployment
-// controller's counters lag; the cases start from a complete status, which
-// C03's stale-status window needs (the worker written while its counters
-// still describe the finished previous rollout).
-func waitCountersComplete(ctx context.Context, c client.Reader, namespace string, timeout time.Duration) error {
-	last := ""
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		var ds appsv1.DeploymentList
-		if err := c.List(ctx, &ds, client.InNamespace(namespace)); err != nil {
-			last = err.Error()
-			return false, nil
-		}
-		for i := range ds.Items {
-			d := &ds.Items[i]
-			want := int32(1)
-			if d.Spec.Replicas != nil {
-				want = *d.Spec.Replicas
-			}
-			st := d.Status
-			if st.ObservedGeneration < d.Generation || st.Replicas != want || st.UpdatedReplicas != want || st.AvailableReplicas != want {
-				last = fmt.Sprintf("deployment %s: generation %d observed %d, replicas %d updated %d available %d of %d",
-					d.Name, d.Generation, st.ObservedGeneration, st.Replicas, st.UpdatedReplicas, st.AvailableReplicas, want)
-				return false, nil
-			}
-		}
-		return true, nil
-	})
-	if err != nil {
-		return fmt.Errorf("deployments in %s: status counters not complete within %s (%s): %w", namespace, timeout, last, err)
-	}
-	return nil
 }
 
 // Apply scales the worker up first for ScaleFromZero cases, then creates

@@ -48,6 +48,55 @@ func WaitRolledOut(ctx context.Context, c client.Reader, namespace string, timeo
 	return nil
 }
 
+// WaitCountersComplete waits until every Deployment in namespace publishes
+// its rollout complete in its own status (CountersComplete), polling every
+// 50 ms; the error names the last Deployment that was not.
+func WaitCountersComplete(ctx context.Context, c client.Reader, namespace string, timeout time.Duration) error {
+	last := ""
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		done, why, err := CountersComplete(ctx, c, namespace)
+		if err != nil { // the API may be busy: try again until the timeout
+			last = err.Error()
+			return false, nil
+		}
+		last = why
+		return done, nil
+	})
+	if err != nil {
+		return fmt.Errorf("deployments in %s: status counters not complete within %s (%s): %w", namespace, timeout, last, err)
+	}
+	return nil
+}
+
+// CountersComplete reports whether every Deployment in namespace says in
+// its own status that its rollout is complete, as `kubectl rollout status`
+// reads it: the generation observed, and replicas, updatedReplicas and
+// availableReplicas at spec.replicas. RolledOut (rollout.Assess) may say
+// rolled out from the pod list while the Deployment controller's counters
+// still lag; a case that needs the counters complete before it starts
+// (C03's stale-status window: the worker written while its counters still
+// describe the finished previous rollout) waits for this too. why names
+// the first Deployment that is not.
+func CountersComplete(ctx context.Context, c client.Reader, namespace string) (done bool, why string, err error) {
+	var ds appsv1.DeploymentList
+	if err := c.List(ctx, &ds, client.InNamespace(namespace)); err != nil {
+		return false, "", err
+	}
+	for i := range ds.Items {
+		d := &ds.Items[i]
+		want := int32(1)
+		if d.Spec.Replicas != nil {
+			want = *d.Spec.Replicas
+		}
+		st := d.Status
+		if st.ObservedGeneration < d.Generation || st.Replicas != want || st.UpdatedReplicas != want || st.AvailableReplicas != want {
+			return false, fmt.Sprintf("deployment %s: generation %d observed %d, replicas %d updated %d available %d of %d",
+				d.Name, d.Generation, st.ObservedGeneration, st.Replicas, st.UpdatedReplicas, st.AvailableReplicas, want), nil
+		}
+	}
+	return true, "", nil
+}
+
 // RolledOut reports whether namespace has workloads and every one is
 // rolled out by rollout.Assess (StatefulSets and DaemonSets by
 // rollout.AssessStatefulSet and AssessDaemonSet) — or has failed, when failedCounts (a user

@@ -151,6 +151,7 @@ func (s *scenario) register(sc *godog.ScenarioContext) {
 func (s *scenario) registerSetup(sc *godog.ScenarioContext) {
 	sc.Step(`^an? (worker|API) Deployment(?: "([^"]+)")? with (\d+) replicas?(.*)$`, s.deployment)
 	sc.Step(`^the Deployments are rolled out$`, s.rolledOut)
+	sc.Step(`^the Deployment controller has published every rollout complete$`, s.countersComplete)
 	sc.Step(`^a ResourceQuota "([^"]+)" allowing (\d+) pods$`, s.podQuota)
 	sc.Step(`^the first (\d+) attempts of every write by the operator are rejected with Conflict$`, s.rejectWrites)
 	sc.Step(`^the operator is killed after each of its API calls with probability (\d+)% and restarted (\d+) seconds? later$`, s.killRandomly)
@@ -207,6 +208,22 @@ func (s *scenario) rolledOut(ctx context.Context) error {
 	last := ""
 	err := s.cl.Eventually(ctx, "the Deployments rolled out", 3*time.Minute, func(ctx context.Context) (bool, error) {
 		done, why, err := realcluster.RolledOut(ctx, s.cl.Client(), s.cl.Namespace(), true)
+		last = why
+		return done, err
+	})
+	if err != nil {
+		return fmt.Errorf("%w (last: %s)", err, last)
+	}
+	return nil
+}
+
+// countersComplete waits until every Deployment's own status says its
+// rollout is complete (realcluster.CountersComplete), which the pod-list
+// rule of "rolled out" may say before the Deployment controller does.
+func (s *scenario) countersComplete(ctx context.Context) error {
+	last := ""
+	err := s.cl.Eventually(ctx, "the Deployments' status counters complete", 3*time.Minute, func(ctx context.Context) (bool, error) {
+		done, why, err := realcluster.CountersComplete(ctx, s.cl.Client(), s.cl.Namespace())
 		last = why
 		return done, err
 	})
