@@ -37,6 +37,10 @@ const (
 	// "<component>=<phase>", e.g. "worker=RollingOut" (v1beta1 component
 	// phases: Pending, Upgrading, RollingOut, Rolled, Failed, Blocked).
 	ComponentPhase = "ComponentPhase"
+	// UpgradeDeleted: an ApplicationUpgrade that had a phase is gone. An
+	// upgrade created again under the same name starts its generations
+	// (and its phases) afresh, so the phase checks start over after it.
+	UpgradeDeleted = "UpgradeDeleted"
 	// Revision: a StatefulSet's or DaemonSet's current pod template is
 	// labelled HashAfter on its pods (controller-revision-hash): the
 	// recorder matched the template with one of the workload's
@@ -123,14 +127,16 @@ type Event struct {
 	HashBefore string `json:"hashBefore,omitempty"`
 	HashAfter  string `json:"hashAfter,omitempty"`
 
+	// Generation is an ApplicationUpgrade's status.observedGeneration (Phase
+	// and ComponentPhase events); 0 before the operator observed the
+	// upgrade, and in logs recorded before 2026-12-02 without detail.
+	Generation int64 `json:"generation,omitempty"`
+
 	// The fields below are filled by a detailed Recorder only (NewDetailedRecorder).
 
 	// Images are every container's image: of a pod, or of a Deployment's
 	// pod template (DeploymentWrite, DeploymentStatus).
 	Images []string `json:"images,omitempty"`
-	// Generation is an ApplicationUpgrade's status.observedGeneration (Phase
-	// and ComponentPhase events).
-	Generation int64 `json:"generation,omitempty"`
 	// Message is an ApplicationUpgrade's status.message (Phase events) or
 	// the component's message (ComponentPhase events).
 	Message string `json:"message,omitempty"`

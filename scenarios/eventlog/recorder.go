@@ -302,6 +302,9 @@ func (r *Recorder) pod(typ watch.EventType, p *corev1.Pod, at time.Time) {
 func (r *Recorder) phase(typ watch.EventType, u *upgradesv1beta1.ApplicationUpgrade, alpha upgradesv1alpha1.Phase, at time.Time) {
 	key := client.ObjectKeyFromObject(u)
 	if typ == watch.Deleted {
+		if _, had := r.phases[key]; had {
+			r.add(Event{Event: UpgradeDeleted, Namespace: u.Namespace, Name: u.Name, RV: u.ResourceVersion}, at)
+		}
 		delete(r.phases, key)
 		delete(r.comps, key)
 		return
@@ -311,16 +314,12 @@ func (r *Recorder) phase(typ watch.EventType, u *upgradesv1beta1.ApplicationUpgr
 		phase = string(alpha)
 	}
 	gen := "@" + strconv.FormatInt(u.Status.ObservedGeneration, 10)
-	p := phase
-	if r.detailed && p != "" {
+	if phase != "" && phase+gen != r.phases[key] {
 		// a spec change that lands in the phase it left is still a new phase
-		p += gen
-	}
-	if p != "" && p != r.phases[key] {
-		r.phases[key] = p
-		e := Event{Event: Phase, Namespace: u.Namespace, Name: u.Name, Phase: phase, RV: u.ResourceVersion}
+		r.phases[key] = phase + gen
+		e := Event{Event: Phase, Namespace: u.Namespace, Name: u.Name, Phase: phase, RV: u.ResourceVersion, Generation: u.Status.ObservedGeneration}
 		if r.detailed {
-			e.Generation, e.Message = u.Status.ObservedGeneration, u.Status.Message
+			e.Message = u.Status.Message
 		}
 		r.add(e, at)
 	}
@@ -349,9 +348,9 @@ func (r *Recorder) componentPhases(key types.NamespacedName, u *upgradesv1beta1.
 		}
 		seen[c.Name] = string(c.Phase) + gen
 		e := Event{Event: ComponentPhase, Namespace: u.Namespace, Name: u.Name, Deployment: deployments[c.Name],
-			Phase: c.Name + "=" + string(c.Phase), RV: u.ResourceVersion}
+			Phase: c.Name + "=" + string(c.Phase), RV: u.ResourceVersion, Generation: u.Status.ObservedGeneration}
 		if r.detailed {
-			e.Generation, e.Message = u.Status.ObservedGeneration, c.Message
+			e.Message = c.Message
 		}
 		r.add(e, at)
 	}

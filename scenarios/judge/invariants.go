@@ -3,6 +3,7 @@ package judge
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -60,7 +61,7 @@ func invariants(h History, upgrades []UpgradeSpec) []Violation {
 		}
 	}
 	out = append(out, oneWritePerImage(h.Ops)...)
-	out = append(out, phaseMonotone(ordered)...)
+	out = append(out, phaseMonotone(ordered, reverts(ordered, upgradeGraphs(h, upgrades)))...)
 	out = append(out, componentTerminal(ordered)...)
 	return append(out, singleWriter(h.Ops)...)
 }
@@ -71,16 +72,7 @@ func invariants(h History, upgrades []UpgradeSpec) []Violation {
 func pairs(h History, upgrades []UpgradeSpec) []Pair {
 	seen := map[Pair]bool{}
 	var out []Pair
-	graphs := graphsOf(upgrades)
-	for _, op := range h.Ops {
-		if op.Upgrade == nil || op.Namespace == "" {
-			continue
-		}
-		// the upgrade's namespace: the reconciled request's (a Deployment
-		// call's own namespace may be another component's)
-		graphs = append(graphs, graph{op.Upgrade, upgradeNamespace(&op)})
-	}
-	for _, g := range graphs {
+	for _, g := range upgradeGraphs(h, upgrades) {
 		upgradeNS := g.ns
 		for _, c := range g.u.Graph() {
 			for _, d := range c.DependsOn {
@@ -102,6 +94,77 @@ func pairs(h History, upgrades []UpgradeSpec) []Pair {
 	}
 	sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]) < fmt.Sprint(out[j]) })
 	return out
+}
+
+// upgradeGraphs are upgrades and the graphs h's recorded reconciles read,
+// each in its upgrade's namespace.
+func upgradeGraphs(h History, upgrades []UpgradeSpec) []graph {
+	graphs := graphsOf(upgrades)
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Upgrade == nil || op.Namespace == "" {
+			continue
+		}
+		// the upgrade's namespace: the reconciled request's (a Deployment
+		// call's own namespace may be another component's)
+		graphs = append(graphs, graph{op.Upgrade, upgradeNamespace(op)})
+	}
+	return graphs
+}
+
+// reverts are, per upgrade ("namespace/name"), the indexes in events of
+// the template writes that took one of its components' target image back
+// out of the component's workload: the template carried the target before
+// the write and does not after (a GitOps tool re-applying Git, a person).
+// The operator reports such a revert by moving the upgrade back
+// (docs/gitops.md: the component Reverted, a v1alpha1 phase before the
+// API's, Completed → Progressing), so phaseMonotone excuses a move back
+// that follows one.
+func reverts(events []eventlog.Event, graphs []graph) map[string][]int {
+	type target struct{ upgrade, image string }
+	targets := map[string][]target{} // workload key → the components on it
+	for _, g := range graphs {
+		for _, c := range g.u.Graph() {
+			k := c.key(g.ns)
+			t := target{g.ns + "/" + g.u.Name, c.Image}
+			if !slices.Contains(targets[k], t) {
+				targets[k] = append(targets[k], t)
+			}
+		}
+	}
+	out := map[string][]int{}
+	if len(targets) == 0 {
+		return out
+	}
+	last := map[string][]string{} // workload key → its template's images
+	for i, e := range events {
+		if e.Event != eventlog.DeploymentWrite {
+			continue
+		}
+		k := eventlog.WorkloadKey(e.Kind, e.Namespace, e.Name)
+		before, seen := last[k]
+		now := imagesOfFact(e)
+		last[k] = now
+		if !seen {
+			continue
+		}
+		for _, t := range targets[k] {
+			if slices.Contains(before, t.image) && !slices.Contains(now, t.image) {
+				out[t.upgrade] = append(out[t.upgrade], i)
+			}
+		}
+	}
+	return out
+}
+
+// revertBetween says whether one of the indexes in at lies in (from, to).
+func revertBetween(at []int, from, to int) bool {
+	for _, i := range at {
+		if i > from && i < to {
+			return true
+		}
+	}
+	return false
 }
 
 // SuccessfulWrites returns the operator's successful workload writes
@@ -156,6 +219,10 @@ func componentTerminal(events []eventlog.Event) []Violation {
 	recovered := map[string]bool{}
 	prev := map[string]last{}
 	for _, e := range events {
+		if e.Event == eventlog.UpgradeDeleted {
+			forget(prev, e)
+			continue
+		}
 		if e.Event != eventlog.ComponentPhase {
 			continue
 		}
@@ -169,6 +236,10 @@ func componentTerminal(events []eventlog.Event) []Violation {
 	prev = map[string]last{}
 	var out []Violation
 	for _, e := range events {
+		if e.Event == eventlog.UpgradeDeleted {
+			forget(prev, e)
+			continue
+		}
 		if e.Event != eventlog.ComponentPhase {
 			continue
 		}
@@ -188,6 +259,17 @@ func componentTerminal(events []eventlog.Event) []Violation {
 		}
 	}
 	return out
+}
+
+// forget drops from prev ("namespace/name/component" keys) every
+// component of the upgrade e (an UpgradeDeleted event) names.
+func forget[V any](prev map[string]V, e eventlog.Event) {
+	prefix := e.Namespace + "/" + e.Name + "/"
+	for k := range prev {
+		if strings.HasPrefix(k, prefix) {
+			delete(prev, k)
+		}
+	}
 }
 
 // recovery reports whether a component's move from prev to next is the
@@ -212,24 +294,36 @@ func unknownGeneration(prev, next int64, phase string) bool {
 	return prev == 0 && next == 0 && phase == string(upgradesv1alpha1.PhasePending)
 }
 
-func phaseMonotone(events []eventlog.Event) []Violation {
+// phaseMonotone checks the upgrades' Phase events (see Invariants);
+// reverts (per upgrade, indexes in events) excuse a move back that follows
+// one. An UpgradeDeleted event starts the upgrade's phases afresh.
+func phaseMonotone(events []eventlog.Event, reverts map[string][]int) []Violation {
 	type last struct {
 		phase string
 		gen   int64
+		at    int
 	}
 	prev := map[string]last{}
 	var out []Violation
-	for _, e := range events {
+	for i, e := range events {
+		key := e.Namespace + "/" + e.Name
+		if e.Event == eventlog.UpgradeDeleted {
+			delete(prev, key)
+			continue
+		}
 		if e.Event != eventlog.Phase {
 			continue
 		}
-		key := e.Namespace + "/" + e.Name
 		p, seen := prev[key]
-		prev[key] = last{e.Phase, e.Generation}
+		prev[key] = last{e.Phase, e.Generation, i}
 		if !seen || e.Generation != p.gen || unknownGeneration(p.gen, e.Generation, e.Phase) {
 			continue
 		}
 		switch {
+		case revertBetween(reverts[key], p.at, i) && e.Phase != string(upgradesv1alpha1.PhaseFailed):
+			// A component's image was reverted since the last phase: the
+			// operator reports it by moving back (docs/gitops.md); the
+			// porcupine model judges the writes and claims that follow.
 		case p.phase == string(upgradesv1alpha1.PhaseFailed) && e.Phase != string(upgradesv1alpha1.PhasePending):
 			// A rollout failure recovered (appupgrade.ReasonRecovered): the
 			// porcupine model judges the writes that follow.

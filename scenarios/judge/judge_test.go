@@ -221,3 +221,114 @@ func TestJudgeWritesTheTimelineBesideTheVisualization(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(ops), `"fromLog":true`)
 }
+
+// phaseEvent is upgrade u's Phase event at generation gen.
+func phaseEvent(t float64, phase string, gen int64, rv int) eventlog.Event {
+	return eventlog.Event{T: t, Event: eventlog.Phase, Namespace: "ns", Name: "u", Phase: phase, Generation: gen, RV: strconv.Itoa(rv)}
+}
+
+// phaseViolations are r's phase-monotone violations.
+func phaseViolations(r *Result) []Violation {
+	var out []Violation
+	for _, v := range r.Violations {
+		if v.Check == CheckPhaseMonotone {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// TestJudgePhasesOfAPlainLogByGeneration: the plain log carries the
+// upgrade's observedGeneration, so a phase going back within generation 1
+// is judged there too (it was excused when the plain log had none).
+func TestJudgePhasesOfAPlainLogByGeneration(t *testing.T) {
+	events := append(logRun(),
+		phaseEvent(9.3, "UpgradingAPI", 1, 11),
+		phaseEvent(9.4, "UpgradingWorker", 1, 12))
+	r := Judge(Input{History: FromEvents(events), Upgrades: []UpgradeSpec{alpha}})
+	v := phaseViolations(r)
+	require.Len(t, v, 1, r.Err())
+	assert.Contains(t, v[0].Message, "went back from UpgradingAPI to UpgradingWorker in generation 1")
+
+	// the same log without generations (recorded before they were) cannot be judged
+	events[len(events)-2].Generation, events[len(events)-1].Generation = 0, 0
+	assert.Empty(t, phaseViolations(Judge(Input{History: FromEvents(events), Upgrades: []UpgradeSpec{alpha}})))
+}
+
+// TestJudgeExcusesAMoveBackAfterARevert: a GitOps tool taking the worker's
+// target image back out moves the upgrade back by design (docs/gitops.md);
+// the same move with no revert before it is a violation.
+func TestJudgeExcusesAMoveBackAfterARevert(t *testing.T) {
+	done := append(logRun(), phaseEvent(9.5, "Completed", 1, 11))
+	moveBack := phaseEvent(11, "UpgradingWorker", 1, 13)
+
+	reverted := append(append([]eventlog.Event{}, done...),
+		logEvent(10, eventlog.DeploymentWrite, "w", "w", "w:1", 12), moveBack)
+	r := Judge(Input{History: FromEvents(reverted), Upgrades: []UpgradeSpec{alpha}})
+	assert.Empty(t, phaseViolations(r), r.Err())
+
+	// a write that keeps the target (an annotation, another container) is no revert
+	kept := logEvent(10, eventlog.DeploymentWrite, "w", "w", "w:2", 12)
+	kept.Containers = append(kept.Containers, eventlog.Container{Name: "proxy", Image: "envoy:2"})
+	notReverted := append(append([]eventlog.Event{}, done...), kept, moveBack)
+	v := phaseViolations(Judge(Input{History: FromEvents(notReverted), Upgrades: []UpgradeSpec{alpha}}))
+	require.Len(t, v, 1)
+	assert.Contains(t, v[0].Message, "left Completed for UpgradingWorker")
+}
+
+// TestJudgeStartsPhasesAfreshAfterADeletion: an upgrade deleted and
+// created again under its name starts at generation 1 and Pending; without
+// the UpgradeDeleted line between, that is Completed → Pending.
+func TestJudgeStartsPhasesAfreshAfterADeletion(t *testing.T) {
+	done := append(logRun(), phaseEvent(9.5, "Completed", 1, 11))
+	again := phaseEvent(12, "Pending", 1, 13)
+	deleted := eventlog.Event{T: 10, Event: eventlog.UpgradeDeleted, Namespace: "ns", Name: "u", RV: "12"}
+
+	r := Judge(Input{History: FromEvents(append(append([]eventlog.Event{}, done...), deleted, again)), Upgrades: []UpgradeSpec{alpha}})
+	assert.Empty(t, phaseViolations(r), r.Err())
+
+	v := phaseViolations(Judge(Input{History: FromEvents(append(append([]eventlog.Event{}, done...), again)), Upgrades: []UpgradeSpec{alpha}}))
+	require.Len(t, v, 1)
+	assert.Contains(t, v[0].Message, "left Completed for Pending")
+}
+
+// TestJudgeReadsADaemonSetsDesiredCount: a DaemonSet callee of two nodes
+// whose second node has no new pod yet is not rolled out; the detailed
+// log's WorkloadStatus line says desiredNumberScheduled 2. Without it
+// the judge can ask only for one Ready pod and no old one.
+func TestJudgeReadsADaemonSetsDesiredCount(t *testing.T) {
+	ds := UpgradeSpec{Name: "u", Namespace: "ns", Components: []ComponentSpec{
+		{Name: "agent", Deployment: "agent", Kind: eventlog.KindDaemonSet, Image: "agent:2"},
+		{Name: "api", Deployment: "api", Image: "api:2", DependsOn: []string{"agent"}},
+	}}
+	agent := func(t float64, kind, name, image string, rv int) eventlog.Event {
+		e := logEvent(t, kind, name, "agent", image, rv)
+		e.Kind = eventlog.KindDaemonSet
+		return e
+	}
+	status := eventlog.Event{T: 0, Event: eventlog.WorkloadStatus, Namespace: "ns", Name: "agent", Deployment: "agent", Kind: eventlog.KindDaemonSet, RV: "6",
+		Workload: &eventlog.WorkloadCounters{Generation: 1, ObservedGeneration: 1, Spec: 2}}
+	run := func(withStatus bool) []eventlog.Event {
+		events := []eventlog.Event{
+			agent(0, eventlog.DeploymentWrite, "agent", "agent:1", 1),
+			agent(0, eventlog.PodCreated, "agent-n1", "agent:1", 2), agent(0, eventlog.PodReady, "agent-n1", "", 3),
+			agent(0, eventlog.PodCreated, "agent-n2", "agent:1", 4), agent(0, eventlog.PodReady, "agent-n2", "", 5),
+		}
+		if withStatus {
+			events = append(events, status)
+		}
+		return append(events,
+			logEvent(0, eventlog.DeploymentWrite, "api", "api", "api:1", 7),
+			agent(1, eventlog.DeploymentWrite, "agent", "agent:2", 8),
+			agent(2, eventlog.PodDeleting, "agent-n1", "", 9), agent(3, eventlog.PodDeleted, "agent-n1", "", 10),
+			agent(4, eventlog.PodCreated, "agent-x1", "agent:2", 11), agent(5, eventlog.PodReady, "agent-x1", "", 12),
+			agent(6, eventlog.PodDeleting, "agent-n2", "", 13), agent(7, eventlog.PodDeleted, "agent-n2", "", 14),
+			logEvent(8, eventlog.DeploymentWrite, "api", "api", "api:2", 15))
+	}
+	r := Judge(Input{History: FromEvents(run(true)), Upgrades: []UpgradeSpec{ds}})
+	assert.Equal(t, porcupine.Illegal, r.Linearizable)
+	assert.Contains(t, r.Illegal, `dependency "agent" is not fully rolled out: 1 of 2 pods of agent ready`)
+
+	r = Judge(Input{History: FromEvents(run(false)), Upgrades: []UpgradeSpec{ds}})
+	assert.Equal(t, porcupine.Ok, r.Linearizable, "without the desired count one Ready pod and no old one is all the log shows")
+}

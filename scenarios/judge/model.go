@@ -143,6 +143,14 @@ func applyFact(deps map[string]deployment, pods map[string]pod, e eventlog.Event
 			d.spec = e.Status.Spec
 		}
 		deps[key] = d
+	case eventlog.WorkloadStatus:
+		// a StatefulSet's spec.replicas, a DaemonSet's
+		// status.desiredNumberScheduled (detailed logs): the pods that
+		// must be Ready for it to be rolled out
+		if d, ok := deps[key]; ok && e.Workload != nil && e.Workload.Spec > 0 {
+			d.spec = e.Workload.Spec
+			deps[key] = d
+		}
 	case eventlog.PodCreated:
 		pods[eventlog.Key(e.Namespace, e.Name)] = pod{name: e.Name, deployment: key, images: images, hash: e.Hash}
 	case eventlog.PodReady:
@@ -166,8 +174,9 @@ func applyFact(deps map[string]deployment, pods map[string]pod, e eventlog.Event
 // fully rolled out to a template holding image (any image when empty), by
 // the ground truth: every live pod of it (terminating pods included) runs
 // the current template, none is terminating, and at least spec.replicas
-// of them are Ready (a StatefulSet's spec.replicas; a DaemonSet or a
-// workload whose replicas the log does not say: at least one). The string
+// of them are Ready (a Deployment's or StatefulSet's spec.replicas, a
+// DaemonSet's desiredNumberScheduled, as DeploymentStatus and
+// WorkloadStatus facts of a detailed log say them; else at least one). The string
 // says why not.
 func (w *world) rolled(key, image string) (bool, string) {
 	d, ok := w.deployments[key]

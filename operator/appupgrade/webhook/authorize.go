@@ -9,6 +9,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
@@ -55,13 +56,18 @@ func (s SubjectAccessReviewer) Allowed(ctx context.Context, user authenticationv
 var DeploymentVerbs = []string{"get", "patch"}
 
 // authorizeDeployments refuses u unless user may get and patch every
-// workload that u adds or whose image or container it changes (all of
-// them on create), one SubjectAccessReview per verb and workload, on the
-// reference's resource (deployments, statefulsets, daemonsets). The
+// workload u references — on create, and on every update that changes the
+// spec — one SubjectAccessReview per verb and workload, on the
+// reference's resource (deployments, statefulsets, daemonsets). Any spec
+// change is a new generation, which the operator runs from Pending and
+// which writes every component's image again, so the requester answers for
+// all of them, not only for the components it adds or changes: removing a
+// component, or changing spec.serviceAccountName, would otherwise make the
+// operator write images into workloads the requester may not touch. The
 // refusal names each denied verb, resource, namespace and name.
 func (v *Validator) authorizeDeployments(ctx context.Context, user authenticationv1.UserInfo, old, u *v1beta1.ApplicationUpgrade) error {
 	var denied []string
-	for _, key := range changedDeployments(old, u) {
+	for _, key := range reviewedWorkloads(old, u) {
 		w, _ := v1beta1.ParseIndexKey(key)
 		ns, name, resource := w.Namespace, w.Name, w.Kind.Resource()
 		for _, verb := range DeploymentVerbs {
@@ -85,33 +91,24 @@ func (v *Validator) authorizeDeployments(ctx context.Context, user authenticatio
 	return errors.New(strings.Join(denied, "; ") + ": an ApplicationUpgrade may only name workloads its author may get and patch; ask for those rights or remove the component")
 }
 
-// changedDeployments is the IndexKey of every workload u references that
-// old does not reference with the same image and container (every one
-// when old is nil), sorted.
-func changedDeployments(old, u *v1beta1.ApplicationUpgrade) []string {
-	before := map[string]bool{}
-	if old != nil {
-		for _, c := range old.Spec.Components {
-			before[componentTarget(old, c)] = true
-		}
+// reviewedWorkloads is the IndexKey of every workload u references,
+// sorted, unless old (nil on create) has the same spec (a metadata or
+// status update, which starts no generation): then none.
+func reviewedWorkloads(old, u *v1beta1.ApplicationUpgrade) []string {
+	if old != nil && equality.Semantic.DeepEqual(old.Spec, u.Spec) {
+		return nil
 	}
 	seen := map[string]bool{}
 	var keys []string
 	for _, c := range u.Spec.Components {
 		key := c.Workload(u.Namespace).IndexKey()
-		if !before[componentTarget(u, c)] && !seen[key] {
+		if !seen[key] {
 			seen[key] = true
 			keys = append(keys, key)
 		}
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// componentTarget identifies what component c of u writes: workload,
-// container and image.
-func componentTarget(u *v1beta1.ApplicationUpgrade, c v1beta1.Component) string {
-	return c.Workload(u.Namespace).IndexKey() + "\x00" + c.ContainerName + "\x00" + c.Image
 }
 
 // upgradeAttributes asks for get on ApplicationUpgrade namespace/name.

@@ -86,31 +86,54 @@ func TestValidatorSameNamespaceNeedsRights(t *testing.T) {
 	assert.Contains(t, err.Error(), `may not patch deployments.apps "app"`)
 }
 
-// On update only components whose Deployment, container or image changed
-// are reviewed; a metadata-only update asks nothing.
-func TestValidatorUpdateReviewsChangedComponents(t *testing.T) {
+// Any spec change is a new generation that writes every component's
+// image again, so the requester must hold get and patch on every workload
+// the new spec names; a metadata-only update asks nothing.
+func TestValidatorUpdateReviewsEveryWorkloadOfAChangedSpec(t *testing.T) {
 	authz := &rbac{grants: map[string]bool{"t get deployments ns/a": true, "t patch deployments ns/a": true}}
 	v := validator(t, authz, false)
 	old := upgrade("ns", "up", comp("a", "a"), comp("b", "b"))
 	changed := old.DeepCopy()
 	changed.Spec.Components[0].Image = "registry.example.com/a:v3"
 	_, err := v.ValidateUpdate(asUser("t"), old, changed)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"t get deployments ns/a", "t patch deployments ns/a"}, authz.asked)
+	require.Error(t, err, "changing a's image restarts the upgrade, which writes b's image again")
+	assert.Contains(t, err.Error(), `user "t" may not get deployments.apps "b" in namespace "ns"`)
+	assert.NotContains(t, err.Error(), `"a"`)
+	assert.ElementsMatch(t, []string{"t get deployments ns/a", "t patch deployments ns/a", "t get deployments ns/b", "t patch deployments ns/b"}, authz.asked)
 
-	authz.asked = nil
-	retarget := old.DeepCopy()
-	retarget.Spec.Components[1].DeploymentRef.Name = "c"
-	_, err = v.ValidateUpdate(asUser("t"), old, retarget)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `deployments.apps "c" in namespace "ns"`)
+	authz.grants["t get deployments ns/b"], authz.grants["t patch deployments ns/b"] = true, true
+	_, err = v.ValidateUpdate(asUser("t"), old, changed)
+	require.NoError(t, err, "with rights on every workload the change is admitted")
 
 	authz.asked = nil
 	relabelled := old.DeepCopy()
 	relabelled.Labels = map[string]string{"x": "y"}
 	_, err = v.ValidateUpdate(asUser("t"), old, relabelled)
 	require.NoError(t, err)
-	assert.Empty(t, authz.asked)
+	assert.Empty(t, authz.asked, "a metadata-only update starts no generation and asks nothing")
+}
+
+// The attacks a tenant trial found (2026-12-02): a requester with no right
+// on any workload removes a component, or points the upgrade at another
+// ServiceAccount, keeping every remaining (workload, container, image).
+// Either starts a new generation that writes the remaining images again
+// (rolling back a Deployment an admin had rolled forward), so both are
+// refused, naming the workloads.
+func TestValidatorUpdateWithoutRightsCannotRestartTheUpgrade(t *testing.T) {
+	v := validator(t, &rbac{grants: map[string]bool{}}, false)
+	old := upgrade("ns", "two", comp("w", "web-worker"), comp("a", "web-api"))
+
+	removed := old.DeepCopy()
+	removed.Spec.Components = removed.Spec.Components[:1]
+	_, err := v.ValidateUpdate(asUser("bob"), old, removed)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `user "bob" may not patch deployments.apps "web-worker" in namespace "ns"`)
+
+	rebound := old.DeepCopy()
+	rebound.Spec.ServiceAccountName = "default"
+	_, err = v.ValidateUpdate(asUser("bob"), old, rebound)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `may not patch deployments.apps "web-api" in namespace "ns"`)
 }
 
 // The rights are checked before the overlap guard, so a requester without
