@@ -134,8 +134,8 @@ STEPS_PKG := ./scenarios/steps/app
 E2E_TIMEOUT ?= 60m
 
 .PHONY: test-features
-test-features: ## Every scenario on the simulator, one subtest each.
-	$(GO) test $(TESTFLAGS) ./scenarios/... -run TestFeatures $(ARGS)
+test-features: ## Every ApplicationUpgrade scenario on the simulator, one subtest each (platform_*.feature: go test ./scenarios/steps/platform).
+	$(GO) test $(TESTFLAGS) $(STEPS_PKG) -run '^TestFeatures$$' $(ARGS)
 
 .PHONY: test-features-real
 test-features-real: controlplane ## The @real scenarios on the local control plane; keeps their event logs for make fidelity.
