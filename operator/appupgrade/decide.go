@@ -191,10 +191,8 @@ func Decide(g Graph) Plan {
 			by+"; this one starts when that one is Completed or Failed, or is deleted")
 	}
 	if st.Phase == v1beta1.PhasePending {
-		for _, c := range g.Components {
-			if c.ConfigError != nil {
-				return failAll(g, waves, fmt.Sprintf("%s: %v", c.Spec.Name, c.ConfigError))
-			}
+		if p, failed := failConfig(g, waves); failed {
+			return p
 		}
 	}
 	p := Plan{Components: make([]ComponentStep, len(g.Components))}
@@ -506,6 +504,37 @@ func failAll(g Graph, waves map[string]int32, msg string) Plan {
 		p.Components = append(p.Components, ComponentStep{Name: c.Name, Wave: waves[c.Name], Phase: v1beta1.ComponentBlocked, Reason: ReasonConfigError, Message: msg})
 	}
 	return p
+}
+
+// failConfig fails the upgrade before anything is written when a
+// component's reference is unusable (ComponentObservation.ConfigError: a
+// missing container, a workload its ServiceAccount may not read, another
+// namespace): each such component Failed with its error, every other one
+// Blocked, not upgraded because the upgrade failed. false when no
+// component has a configuration error.
+func failConfig(g Graph, waves map[string]int32) (Plan, bool) {
+	var msgs, names []string
+	for _, c := range g.Components {
+		if c.ConfigError != nil {
+			msgs = append(msgs, fmt.Sprintf("%s: %v", c.Spec.Name, c.ConfigError))
+			names = append(names, c.Spec.Name)
+		}
+	}
+	if len(msgs) == 0 {
+		return Plan{}, false
+	}
+	p := Plan{Phase: v1beta1.PhaseFailed, Reason: ReasonConfigError, Message: strings.Join(msgs, "; ")}
+	for _, c := range g.Components {
+		step := ComponentStep{Name: c.Spec.Name, Wave: waves[c.Spec.Name], Phase: v1beta1.ComponentFailed, Reason: ReasonConfigError}
+		if c.ConfigError != nil {
+			step.Message = c.ConfigError.Error()
+		} else {
+			step.Phase = v1beta1.ComponentBlocked
+			step.Message = "Not upgraded: nothing is written while " + strings.Join(names, ", ") + " cannot be upgraded"
+		}
+		p.Components = append(p.Components, step)
+	}
+	return p, true
 }
 
 func joinErrs(errs []error) string {

@@ -97,7 +97,7 @@ func TestDecideCases(t *testing.T) {
 		{"spec change restarts mid-rollout", pair(progress, rollingOut, pending, "job-worker:v2", rolling, "job-api:v1", rolled),
 			func(g *Graph) { g.Upgrade.Generation = 2 }, v1beta1.PhasePending, pending, pending, ReasonSpecChanged, nil},
 		{"C12 missing worker Deployment fails from Pending", pair(v1beta1.PhasePending, pending, pending, "", rolled, "job-api:v1", rolled),
-			func(g *Graph) { g.Components[0].ConfigError = errNotFound }, v1beta1.PhaseFailed, blocked, blocked, ReasonConfigError, nil},
+			func(g *Graph) { g.Components[0].ConfigError = errNotFound }, v1beta1.PhaseFailed, failed, blocked, ReasonConfigError, nil},
 		{"config error mid-rollout fails the component", pair(progress, done, rollingOut, "job-worker:v2", rolled, "", rolled),
 			func(g *Graph) { g.Components[1].ConfigError = errNotFound }, v1beta1.PhaseFailed, done, failed, ReasonConfigError, nil},
 		{"C14 claimed Deployment holds without writing", pair(progress, upgrading, pending, "job-worker:v1", rolled, "job-api:v1", rolled),
