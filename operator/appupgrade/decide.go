@@ -262,7 +262,7 @@ func step(g Graph, p *Plan, i int, index map[string]int) {
 	c, cs := g.Components[i], &p.Components[i]
 	set := func(ph v1beta1.ComponentPhase, reason, msg string) { cs.Phase, cs.Reason, cs.Message = ph, reason, msg }
 	if (cs.Phase == v1beta1.ComponentRolled || cs.Phase == v1beta1.ComponentReverted) && reverted(c) {
-		set(v1beta1.ComponentReverted, ReasonImageReverted, revertedMessage(c))
+		set(v1beta1.ComponentReverted, ReasonImageReverted, revertedMessage(g, c))
 		return
 	}
 	if cs.Phase == v1beta1.ComponentReverted {
@@ -343,7 +343,7 @@ func waitForRollout(g Graph, c Component, set func(v1beta1.ComponentPhase, strin
 	case !c.AtTarget() && c.object() != nil && written > 0 && c.object().GetGeneration() < written:
 		set(v1beta1.ComponentRollingOut, ReasonWriteNotObserved, fmt.Sprintf("Waiting to observe the image write (%s generation %d)", strings.ToLower(string(c.WorkloadKey().Kind)), written))
 	case !c.AtTarget():
-		set(v1beta1.ComponentReverted, ReasonImageReverted, revertedMessage(c))
+		set(v1beta1.ComponentReverted, ReasonImageReverted, revertedMessage(g, c))
 	case c.Rollout.State == rollout.Failed:
 		set(v1beta1.ComponentFailed, ReasonRolloutFailed, fmt.Sprintf("Rollout of %s failed: %s", c.label(), c.Rollout.Message))
 	case c.Rollout.State == rollout.Rolled:
@@ -374,13 +374,22 @@ func anyReverted(g Graph) bool {
 	return false
 }
 
-func revertedMessage(c Component) string {
+// revertedMessage says who took c's workload off its target image and to
+// what: "after the operator wrote" the target only when the recorded
+// status has a write of it (status.components[].writtenGeneration),
+// else "after it reached" the target (found there, never written).
+func revertedMessage(g Graph, c Component) string {
 	by := ""
 	if owner := ImageOwner(c.object(), c.Container); owner != "" {
 		by = " by " + owner
 	}
-	return fmt.Sprintf("Image of %s reverted%s to %s after the operator wrote %s: not written again; "+
-		"stop the manifest's owner from setting this image (docs/gitops.md)", c.label(), by, c.Image, c.Spec.Image)
+	after := "after it reached the target " + c.Spec.Image
+	if g.Upgrade.Status.Component(c.Spec.Name).WrittenGeneration > 0 {
+		after = "after the operator wrote " + c.Spec.Image
+	}
+	return fmt.Sprintf("Image of %s reverted%s to %s %s: not written again; "+
+		"stop the manifest's owner from setting this image, or make it the upgrade's target if it is a newer release (docs/gitops.md)",
+		c.label(), by, c.Image, after)
 }
 
 func describeComponent(c Component) string {

@@ -179,3 +179,20 @@ func deploymentAt(generation int64) *appsv1.Deployment {
 	d.Generation = generation
 	return d
 }
+
+// A revert's message says "after the operator wrote" the target only when
+// the status records a write of it; a component found at its target and
+// never written says "after it reached the target" (a tenant trial read
+// an invented write).
+func TestRevertedMessageSaysWhetherTheOperatorWrote(t *testing.T) {
+	g := pair(progress, done, pending, "job-worker:v3", rolled, "job-api:v1", rolled)
+	p := Decide(g)
+	assert.Equal(t, revertedP, p.Components[0].Phase)
+	assert.Contains(t, p.Components[0].Message, "to job-worker:v3 after it reached the target job-worker:v2: not written again")
+	assert.NotContains(t, p.Components[0].Message, "operator wrote")
+
+	g = pair(progress, done, pending, "job-worker:v3", rolled, "job-api:v1", rolled)
+	g.Upgrade.Status.Components[0].WrittenGeneration = 2
+	p = Decide(g)
+	assert.Contains(t, p.Components[0].Message, "to job-worker:v3 after the operator wrote job-worker:v2: not written again")
+}

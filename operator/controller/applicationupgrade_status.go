@@ -135,7 +135,7 @@ func (r *ApplicationUpgradeReconciler) transitionEvents(u *v1beta1.ApplicationUp
 		if step.Reason == appupgrade.ReasonRecovered {
 			r.event(u, corev1.EventTypeNormal, appupgrade.ReasonRecovered, "Component "+step.Name+": "+step.Message)
 		}
-		if evReason, note := rolledOutEvent(u, g, step.Name); evReason != "" {
+		if evReason, note := rolledOutEvent(u, g, plan, step.Name); evReason != "" {
 			r.event(u, corev1.EventTypeNormal, evReason, note)
 		}
 	}
@@ -162,8 +162,11 @@ func readyReason(u *v1beta1.ApplicationUpgrade) string {
 }
 
 // rolledOutEvent is the reason and note of the event for component name
-// reaching Rolled; an empty reason means no event.
-func rolledOutEvent(u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, name string) (string, string) {
+// reaching Rolled in plan; an empty reason means no event. The v1alpha1
+// worker's note says the API is upgraded next only when plan has the API
+// still to write or roll out (a worker rolled out again after a revert
+// finds the API already Rolled).
+func rolledOutEvent(u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan appupgrade.Plan, name string) (string, string) {
 	key := ""
 	for _, c := range g.Components {
 		if c.Spec.Name == name {
@@ -173,6 +176,11 @@ func rolledOutEvent(u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, name stri
 	if legacyShape(u) {
 		if name != legacyWorker {
 			return "", "" // v1alpha1 announced the API's rollout as Completed only
+		}
+		for _, step := range plan.Components {
+			if step.Name == legacyAPI && step.Phase == v1beta1.ComponentRolled {
+				return ReasonWorkerRolledOut, "Worker rolled out, every old worker pod gone; API " + apiKey(u) + " already rolled out at its target image"
+			}
 		}
 		return ReasonWorkerRolledOut, "Worker rolled out, every old worker pod gone: upgrading API " + apiKey(u)
 	}
