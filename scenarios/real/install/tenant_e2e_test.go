@@ -22,6 +22,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -106,6 +107,24 @@ func TestTenantCannotEscalate(t *testing.T) {
 		assert.NotContains(t, err.Error(), "victim")
 		assert.NotContains(t, err.Error(), "hold")
 	}
+	// An upgrade the admin made over app and victim/payments: the tenant may
+	// edit ApplicationUpgrades in tenant-a, but any spec change starts a new
+	// generation that writes every remaining image again, so removing app
+	// (or switching the ServiceAccount) needs the rights on payments too.
+	two := betaUpgrade("tenant-a", "two",
+		v1beta1.Component{Name: "app", DeploymentRef: v1beta1.DeploymentReference{Name: "app"}, Image: "registry.example.com/app:v2"},
+		v1beta1.Component{Name: "pay", DeploymentRef: v1beta1.DeploymentReference{Namespace: "victim", Name: "payments"}, Image: "registry.example.com/payments:v1", DependsOn: []string{"app"}})
+	require.NoError(t, admin.Create(ctx, two))
+	waitPhase(t, ctx, admin, "tenant-a", "two", v1beta1.PhaseCompleted)
+	removeApp := client.RawPatch(types.JSONPatchType, []byte(`[{"op":"remove","path":"/spec/components/0"},{"op":"remove","path":"/spec/components/0/dependsOn"}]`))
+	err = tenant.Patch(ctx, &v1beta1.ApplicationUpgrade{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "two"}}, removeApp)
+	require.Error(t, err, "removing a component restarts the upgrade over payments: refused without rights on it")
+	assert.Contains(t, err.Error(), `may not patch deployments.apps "payments" in namespace "victim"`)
+	var kept v1beta1.ApplicationUpgrade
+	require.NoError(t, admin.Get(ctx, client.ObjectKey{Namespace: "tenant-a", Name: "two"}, &kept))
+	assert.Len(t, kept.Spec.Components, 2, "nothing half-written")
+	require.NoError(t, admin.Delete(ctx, &kept))
+
 	grant(t, ctx, admin, "victim", "tenant", rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "patch"}, ResourceNames: []string{"payments"}})
 	require.NoError(t, tenant.Create(ctx, cross.DeepCopy()), "flag on, with rights: admitted")
 	waitPhase(t, ctx, admin, "tenant-a", "steal", v1beta1.PhaseCompleted)
