@@ -111,7 +111,7 @@ func TestReconcilingMirrorsProgressing(t *testing.T) {
 	for _, phase := range []v1beta1.Phase{v1beta1.PhasePending, v1beta1.PhaseProgressing, v1beta1.PhaseCompleted, v1beta1.PhaseFailed} {
 		st := &v1beta1.ApplicationUpgradeStatus{Phase: phase, Message: "m"}
 		now := metav1.Now()
-		setProgressingCondition(st, "R", 2, now)
+		setProgressingCondition(st, "R", 2, now, phase == v1beta1.PhaseFailed)
 		kstatus.SetReconciling(&st.Conditions)
 		p := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionProgressing)
 		r := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionReconciling)
@@ -169,4 +169,54 @@ func (w *world) argoHealth(name string) string {
 	status, _, err := argocd.Health(argocd.HealthLua, m)
 	require.NoError(w.t, err)
 	return status
+}
+
+// A GitOps tool taking the worker's image back after Completed: the
+// operator never writes it again, so nothing moves until a person fixes
+// the manifest — Stalled=True and Progressing=False with reason
+// ImageReverted (kstatus Failed: a Flux health check fails at once
+// instead of at its timeout; a tenant trial read Progressing=True). Git
+// fixed, the upgrade rolls on and is Current again.
+func TestKstatusStalledByARevert(t *testing.T) {
+	w := newWorld(t, deployment("job-worker", "worker", "registry.example.com/job-worker:v1.0.0"),
+		deployment("job-api", "api", "registry.example.com/job-api:v1.0.0"), upgrade("upgrade-v2"))
+	w.rollOut("job-worker", "")
+	w.rollOut("job-api", "")
+	oldWorkerPod := w.podsOf("job-worker")[0].Name
+	for _, p := range []v1.Phase{v1.PhasePending, v1.PhaseUpgradingWorkers, v1.PhaseWaitingForWorkers} {
+		require.Equal(t, p, w.reconcile("upgrade-v2"))
+	}
+	w.rollOut("job-worker", oldWorkerPod)
+	w.finishTermination(oldWorkerPod)
+	require.Equal(t, v1.PhaseUpgradingAPI, w.reconcile("upgrade-v2"))
+	require.Equal(t, v1.PhaseWaitingForAPI, w.reconcile("upgrade-v2"))
+	w.rollOut("job-api", "")
+	require.Equal(t, v1.PhaseCompleted, w.reconcile("upgrade-v2"))
+
+	setImage := func(image string) {
+		d, _ := w.get("job-worker")
+		d.Spec.Template.Spec.Containers[0].Image = image
+		d.Generation++
+		require.NoError(t, w.c.Update(context.Background(), d))
+		d.Status.ObservedGeneration = d.Generation
+		require.NoError(t, w.c.Status().Update(context.Background(), d))
+	}
+	setImage("registry.example.com/job-worker:v1.0.0")
+	w.reconcile("upgrade-v2")
+	assert.Equal(t, status.FailedStatus, w.kstatusOf("upgrade-v2"))
+	conds := w.beta("upgrade-v2").Status.Conditions
+	for typ, want := range map[string]metav1.ConditionStatus{v1beta1.ConditionStalled: metav1.ConditionTrue,
+		v1beta1.ConditionProgressing: metav1.ConditionFalse, v1beta1.ConditionReconciling: metav1.ConditionFalse, v1beta1.ConditionReady: metav1.ConditionFalse} {
+		c := meta.FindStatusCondition(conds, typ)
+		require.NotNil(t, c, typ)
+		assert.Equal(t, want, c.Status, typ)
+		assert.Equal(t, "ImageReverted", c.Reason, typ)
+	}
+
+	setImage("registry.example.com/job-worker:v2.0.0")
+	for i := 0; i < 4 && w.alpha("upgrade-v2").Status.Phase != v1.PhaseCompleted; i++ {
+		w.reconcile("upgrade-v2")
+	}
+	assert.Equal(t, v1.PhaseCompleted, w.alpha("upgrade-v2").Status.Phase)
+	assert.Equal(t, status.CurrentStatus, w.kstatusOf("upgrade-v2"))
 }

@@ -38,8 +38,9 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	}
 	reason := conditionReason(g, plan)
 	setReadyCondition(st, reason, u.Generation, now)
-	setProgressingCondition(st, reason, u.Generation, now)
-	setStalledCondition(st, reason, u.Generation, now)
+	stalled := st.Phase == v1beta1.PhaseFailed || stalledByRevert(plan)
+	setProgressingCondition(st, reason, u.Generation, now, stalled)
+	setStalledCondition(st, reason, u.Generation, now, stalled)
 	kstatus.SetReconciling(&st.Conditions)
 	if apiequality.Semantic.DeepEqual(u.Status, next.Status) {
 		return nil
@@ -245,22 +246,44 @@ func setReadyCondition(st *v1beta1.ApplicationUpgradeStatus, reason string, gen 
 	meta.SetStatusCondition(&st.Conditions, c)
 }
 
-// setProgressingCondition: Progressing=True while not terminal.
-func setProgressingCondition(st *v1beta1.ApplicationUpgradeStatus, reason string, gen int64, now metav1.Time) {
+// setProgressingCondition: Progressing=True while not terminal and not
+// stalled.
+func setProgressingCondition(st *v1beta1.ApplicationUpgradeStatus, reason string, gen int64, now metav1.Time, stalled bool) {
 	c := metav1.Condition{Type: v1beta1.ConditionProgressing, Status: metav1.ConditionTrue, Reason: reasonOr(reason),
 		Message: st.Message, ObservedGeneration: gen, LastTransitionTime: now}
-	if st.Phase.Terminal() {
+	if st.Phase.Terminal() || stalled {
 		c.Status = metav1.ConditionFalse
 	}
 	meta.SetStatusCondition(&st.Conditions, c)
 }
 
-// setStalledCondition: Stalled=True when Failed (kstatus "Failed").
-func setStalledCondition(st *v1beta1.ApplicationUpgradeStatus, reason string, gen int64, now metav1.Time) {
+// setStalledCondition: Stalled=True when Failed, or when stalled by a
+// revert (stalledByRevert) (kstatus "Failed").
+func setStalledCondition(st *v1beta1.ApplicationUpgradeStatus, reason string, gen int64, now metav1.Time, stalled bool) {
 	c := metav1.Condition{Type: v1beta1.ConditionStalled, Status: metav1.ConditionFalse, Reason: reasonOr(reason),
 		Message: st.Message, ObservedGeneration: gen, LastTransitionTime: now}
-	if st.Phase == v1beta1.PhaseFailed {
+	if stalled {
 		c.Status = metav1.ConditionTrue
 	}
 	meta.SetStatusCondition(&st.Conditions, c)
+}
+
+// stalledByRevert reports whether plan can move only when a person acts:
+// a component is Reverted (its image taken back by a GitOps tool, Helm or
+// a person, never written again: docs/gitops.md) and no component is
+// being written or rolling out. Everything else then waits on the
+// Reverted one; the upgrade is Stalled (kstatus Failed: a Flux health
+// check fails at once instead of at its timeout, Argo CD says Degraded)
+// until the template carries the target again.
+func stalledByRevert(plan appupgrade.Plan) bool {
+	reverted := false
+	for _, c := range plan.Components {
+		switch c.Phase {
+		case v1beta1.ComponentUpgrading, v1beta1.ComponentRollingOut:
+			return false
+		case v1beta1.ComponentReverted:
+			reverted = true
+		}
+	}
+	return reverted
 }
