@@ -31,7 +31,19 @@ const (
 // Deployment's next sync reads the ReplicaSets as they are after it: the
 // old ReplicaSet's pod is deleting before the next scale-up creates one,
 // and the first status of a new generation counts the new ReplicaSet's
-// pods — the orders `make fidelity` records on the local control plane.
+// pods — orders `make fidelity` records on the local control plane.
+//
+// Both orders occur there. Whether the Deployment controller's retry
+// (after the conflict, 5 ms back-off) reads the new ReplicaSet before or
+// after the ReplicaSet controller's second sync reports its pods
+// (replica_set.go syncReplicaSet: the status is computed from the pods
+// listed before manageReplicas, so the first sync reports 0) depends on
+// the API round trip: three runs of the @real features on 2 loaded cores
+// (2026-12-02) showed a first status of `rep 0 upd 0` after 55–59 of 72
+// creates and the ReplicaSet's pods in the rest. The model yields the
+// latter only: its writes take effect at the start of a reconcile. The
+// fidelity report counts the missing `rep 0` state as grain (real refines
+// sim), which it is: an intermediate state, the shared states in one order.
 const DeploymentWriteRoundTrip = time.Millisecond
 
 // KubeOptions configure the models InstallKubeControllers adds. The zero

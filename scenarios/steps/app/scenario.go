@@ -203,11 +203,17 @@ func (s *scenario) deploymentObject(spec *deploymentSpec) (*appsv1.Deployment, e
 }
 
 // rolledOut waits until every Deployment of the scenario is rolled out (or
-// failed), by the product's own definition, as a user does before upgrading.
+// failed), by the product's own definition, as a user does before upgrading,
+// and the Deployment controller has published each rolled-out one complete
+// in its status (realcluster.RolledOutAndPublished): the simulator's model
+// publishes it at the instant of the last pod's readiness, the local control
+// plane's up to a second later, and an upgrade whose first write lands in
+// that second starts from another state than on the simulator (make
+// fidelity: the chain's db, the blocked graph's search).
 func (s *scenario) rolledOut(ctx context.Context) error {
 	last := ""
 	err := s.cl.Eventually(ctx, "the Deployments rolled out", 3*time.Minute, func(ctx context.Context) (bool, error) {
-		done, why, err := realcluster.RolledOut(ctx, s.cl.Client(), s.cl.Namespace(), true)
+		done, why, err := realcluster.RolledOutAndPublished(ctx, s.cl.Client(), s.cl.Namespace(), true)
 		last = why
 		return done, err
 	})
