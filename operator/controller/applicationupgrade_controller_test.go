@@ -27,6 +27,7 @@ import (
 
 	v1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 )
 
 const ns = "job-system"
@@ -79,7 +80,7 @@ func applyAsStrategicMerge(ctx context.Context, c client.WithWatch, obj runtime.
 	if err := json.Unmarshal(data, &tm); err != nil {
 		return err
 	}
-	d, err := newWorkload(v1beta1.WorkloadKind(tm.Kind))
+	d, err := appupgrade.NewWorkload(v1beta1.WorkloadKind(tm.Kind))
 	if err != nil {
 		return err
 	}

@@ -69,7 +69,7 @@ func (r *ApplicationUpgradeReconciler) observe(ctx context.Context, u *v1beta1.A
 			w, o.Key.Namespace, strings.Join(r.WatchNamespaces, ","), field, spec.RefField())
 		return o, nil
 	}
-	obj, err := newWorkload(w.Kind)
+	obj, err := appupgrade.NewWorkload(w.Kind)
 	if err != nil {
 		o.ConfigError = fmt.Errorf("%s.%s: %w", field, spec.RefField(), err)
 		return o, nil
@@ -99,7 +99,7 @@ func (r *ApplicationUpgradeReconciler) observe(ctx context.Context, u *v1beta1.A
 	if d, ok := obj.(*appsv1.Deployment); ok {
 		o.Deployment = d
 	}
-	container, err := resolveContainer(w, podTemplate(obj), spec.ContainerName, field)
+	container, err := appupgrade.ResolveContainer(w, appupgrade.PodTemplate(obj), spec.ContainerName, field)
 	if err != nil {
 		o.ConfigError = err
 		return o, nil
@@ -122,31 +122,6 @@ func fieldPath(u *v1beta1.ApplicationUpgrade, c v1beta1.Component) string {
 		return "spec." + c.Name
 	}
 	return "spec.components[" + c.Name + "]"
-}
-
-// resolveContainer picks the named container of workload w's pod
-// template, or the only one when name is empty. The errors list the
-// container names so the user can fix the spec.
-func resolveContainer(w v1beta1.WorkloadKey, tpl *corev1.PodTemplateSpec, name, field string) (*corev1.Container, error) {
-	cs := tpl.Spec.Containers
-	names := make([]string, 0, len(cs))
-	for i := range cs {
-		names = append(names, cs[i].Name)
-		if name != "" && cs[i].Name == name {
-			return &cs[i], nil
-		}
-	}
-	switch {
-	case name != "":
-		return nil, fmt.Errorf("%s has no container %q (containers: %s): fix %s.containerName",
-			w, name, strings.Join(names, ", "), field)
-	case len(cs) == 1:
-		return &cs[0], nil
-	case len(cs) == 0:
-		return nil, fmt.Errorf("%s has no containers", w)
-	}
-	return nil, fmt.Errorf("%s has %d containers (%s): set %s.containerName to one of them",
-		w, len(cs), strings.Join(names, ", "), field)
 }
 
 // assess lists the Deployment's ReplicaSets and pods by its selector

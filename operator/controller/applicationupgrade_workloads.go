@@ -15,7 +15,6 @@ import (
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/rollout"
 )
 
@@ -32,33 +31,6 @@ type StatefulSetAssessFunc func(*appsv1.StatefulSet, []corev1.Pod, rollout.Optio
 // DaemonSetAssessFunc is the DaemonSet rollout assessment;
 // rollout.AssessDaemonSet in the product.
 type DaemonSetAssessFunc func(*appsv1.DaemonSet, []appsv1.ControllerRevision, []corev1.Pod, rollout.Options) rollout.Verdict
-
-// newWorkload is an empty object of kind, or an error naming the kind.
-func newWorkload(kind v1beta1.WorkloadKind) (client.Object, error) {
-	switch kind {
-	case v1beta1.KindDeployment:
-		return &appsv1.Deployment{}, nil
-	case v1beta1.KindStatefulSet:
-		return &appsv1.StatefulSet{}, nil
-	case v1beta1.KindDaemonSet:
-		return &appsv1.DaemonSet{}, nil
-	}
-	return nil, fmt.Errorf("workload kind %q is not supported: use Deployment, StatefulSet or DaemonSet", kind)
-}
-
-// podTemplate is the pod template of a Deployment, StatefulSet or
-// DaemonSet (nil for anything else).
-func podTemplate(obj client.Object) *corev1.PodTemplateSpec {
-	switch o := obj.(type) {
-	case *appsv1.Deployment:
-		return &o.Spec.Template
-	case *appsv1.StatefulSet:
-		return &o.Spec.Template
-	case *appsv1.DaemonSet:
-		return &o.Spec.Template
-	}
-	return nil
-}
 
 // assessWorkload lists what the kind's assessment reads, by the
 // workload's selector (pods terminating included; ReplicaSets for a

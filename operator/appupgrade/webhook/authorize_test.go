@@ -8,8 +8,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -175,3 +178,39 @@ type (
 	userT    = authenticationv1.UserInfo
 	attrsT   = authorizationv1.ResourceAttributes
 )
+
+// A component naming no container of a workload with several, or a name
+// the pod template lacks, is refused at admission with the container
+// names (a trial saw it admitted, then Failed at run time); only after the
+// requester was found allowed to get the workload. A workload the cache
+// does not hold passes (checked again when the upgrade runs).
+func TestValidatorResolvesTheContainer(t *testing.T) {
+	s := runtime.NewScheme()
+	require.NoError(t, v1beta1.AddToScheme(s))
+	require.NoError(t, appsv1.AddToScheme(s))
+	side := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "side-worker"}}
+	side.Spec.Template.Spec.Containers = []corev1.Container{{Name: "proxy", Image: "envoy:1.30.0"}, {Name: "worker", Image: "w:1"}}
+	authz := &rbac{grants: map[string]bool{"t get deployments ns/*": true, "t patch deployments ns/*": true}}
+	v := &Validator{Reader: fake.NewClientBuilder().WithScheme(s).WithObjects(side).Build(), Authorizer: authz}
+
+	_, err := v.ValidateCreate(asUser("t"), upgrade("ns", "up", comp("w", "side-worker")))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "deployment ns/side-worker has 2 containers (proxy, worker): set spec.components[0].containerName to one of them")
+
+	named := upgrade("ns", "up", comp("w", "side-worker"))
+	named.Spec.Components[0].ContainerName = "wroker"
+	_, err = v.ValidateCreate(asUser("t"), named)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `has no container "wroker" (containers: proxy, worker)`)
+
+	named.Spec.Components[0].ContainerName = "worker"
+	_, err = v.ValidateCreate(asUser("t"), named)
+	assert.NoError(t, err)
+
+	_, err = v.ValidateCreate(asUser("t"), upgrade("ns", "up", comp("w", "not-cached")))
+	assert.NoError(t, err, "a workload the cache does not hold is checked at run time")
+
+	_, err = v.ValidateCreate(asUser("nobody"), upgrade("ns", "up", comp("w", "side-worker")))
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "proxy", "no container names for a requester who may not get the workload")
+}

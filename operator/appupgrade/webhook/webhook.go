@@ -20,7 +20,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 )
 
 // +kubebuilder:webhook:path=/validate-upgrades-lunadas-dev-v1beta1-applicationupgrade,mutating=false,failurePolicy=fail,sideEffects=None,groups=upgrades.lunadas.dev,resources=applicationupgrades,verbs=create;update,versions=v1beta1,name=vapplicationupgrade.upgrades.lunadas.dev,admissionReviewVersions=v1,matchPolicy=Equivalent
@@ -118,6 +120,9 @@ func (v *Validator) validate(ctx context.Context, old, u *v1beta1.ApplicationUpg
 		if err := v.authorizeDeployments(ctx, *user, old, u); err != nil {
 			return err
 		}
+		if err := v.checkContainers(ctx, u); err != nil {
+			return err
+		}
 	}
 	others, err := v.others(ctx, u)
 	if err != nil {
@@ -130,6 +135,44 @@ func (v *Validator) validate(ctx context.Context, old, u *v1beta1.ApplicationUpg
 		}
 	}
 	return p.Check(old, u, others)
+}
+
+// checkContainers refuses u when a component's container cannot be
+// resolved in the workload as the manager's cache holds it now: no
+// containerName on a workload of several containers, or a name the pod
+// template does not have (appupgrade.ResolveContainer's message, with the
+// container names, and the spec path to fix). It runs only after the
+// requester was found allowed to get every workload, so the names tell
+// nothing it could not read; a workload the cache does not hold (not
+// found, not watched) passes and is checked again when the upgrade runs.
+func (v *Validator) checkContainers(ctx context.Context, u *v1beta1.ApplicationUpgrade) error {
+	if v.Reader == nil {
+		return nil
+	}
+	req, err := admission.RequestFromContext(ctx)
+	alpha := err == nil && req.RequestKind != nil && req.RequestKind.Version == v1alpha1.GroupVersion.Version
+	var msgs []string
+	for i, c := range u.Spec.Components {
+		w := c.Workload(u.Namespace)
+		obj, err := appupgrade.NewWorkload(w.Kind)
+		if err != nil {
+			continue // refused by the static checks already
+		}
+		if err := v.Reader.Get(ctx, client.ObjectKey{Namespace: w.Namespace, Name: w.Name}, obj); err != nil {
+			continue
+		}
+		field := fmt.Sprintf("spec.components[%d]", i)
+		if alpha {
+			field = "spec." + c.Name // spec.worker, spec.api
+		}
+		if _, err := appupgrade.ResolveContainer(w, appupgrade.PodTemplate(obj), c.ContainerName, field); err != nil {
+			msgs = append(msgs, err.Error())
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 func (v *Validator) others(ctx context.Context, u *v1beta1.ApplicationUpgrade) ([]v1beta1.ApplicationUpgrade, error) {
