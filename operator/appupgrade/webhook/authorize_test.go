@@ -12,6 +12,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -87,6 +88,11 @@ func TestValidatorSameNamespaceNeedsRights(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `user "viewer" may not get deployments.apps "app" in namespace "tenant-a"`)
 	assert.Contains(t, err.Error(), `may not patch deployments.apps "app"`)
+	assert.False(t, apierrors.IsInvalid(err), "missing rights are denied (403), not Invalid")
+
+	_, err = v.ValidateCreate(asUser("viewer"), upgrade("tenant-a", "up", comp("a", "d1", "a")))
+	require.Error(t, err)
+	assert.True(t, apierrors.IsInvalid(err), "a graph error is 422 Invalid: %v", err)
 }
 
 // Any spec change is a new generation that writes every component's
@@ -196,6 +202,7 @@ func TestValidatorResolvesTheContainer(t *testing.T) {
 	_, err := v.ValidateCreate(asUser("t"), upgrade("ns", "up", comp("w", "side-worker")))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "deployment ns/side-worker has 2 containers (proxy, worker): set spec.components[0].containerName to one of them")
+	assert.True(t, apierrors.IsInvalid(err), "the object is wrong in itself: 422 Invalid, not 403")
 
 	named := upgrade("ns", "up", comp("w", "side-worker"))
 	named.Spec.Components[0].ContainerName = "wroker"

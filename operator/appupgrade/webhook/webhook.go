@@ -11,11 +11,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
-
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -108,7 +110,7 @@ func (v *Validator) ValidateDelete(context.Context, *v1beta1.ApplicationUpgrade)
 func (v *Validator) validate(ctx context.Context, old, u *v1beta1.ApplicationUpgrade) error {
 	p := Policy{AllowCrossNamespaceRefs: v.AllowCrossNamespaceRefs}
 	if msgs := p.static(u); len(msgs) > 0 {
-		return errors.New(strings.Join(msgs, "; "))
+		return invalid(strings.Join(msgs, "; "))
 	}
 	var user *authenticationv1.UserInfo
 	if v.Authorizer != nil {
@@ -121,7 +123,7 @@ func (v *Validator) validate(ctx context.Context, old, u *v1beta1.ApplicationUpg
 			return err
 		}
 		if err := v.checkContainers(ctx, u); err != nil {
-			return err
+			return invalid(err.Error())
 		}
 	}
 	others, err := v.others(ctx, u)
@@ -135,6 +137,16 @@ func (v *Validator) validate(ctx context.Context, old, u *v1beta1.ApplicationUpg
 		}
 	}
 	return p.Check(old, u, others)
+}
+
+// invalid is the webhook's refusal of an object that is wrong in itself
+// (its graph, an image, a container): 422 Invalid, as the API server's own
+// validation answers (kubectl: "Error from server (Invalid)"), where a
+// plain error would be denied as 403 Forbidden; the requester's missing
+// rights stay 403.
+func invalid(msg string) error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: http.StatusUnprocessableEntity,
+		Reason: metav1.StatusReasonInvalid, Message: msg}}
 }
 
 // checkContainers refuses u when a component's container cannot be
