@@ -83,12 +83,18 @@ func (c admissionClient) admit(ctx context.Context, obj client.Object, update bo
 	return denial(webhook.Check(old, hub, others.Items))
 }
 
-// denial is a webhook's refusal as the API server reports it (403), or nil.
+// denial is a webhook's refusal as the API server reports it, or nil: 422
+// Invalid when the webhook answered so (an object wrong in itself), else
+// 403 Forbidden.
 func denial(err error) error {
 	if err == nil {
 		return nil
 	}
-	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden,
+	code, reason := int32(403), metav1.StatusReasonForbidden
+	if apierrors.IsInvalid(err) {
+		code, reason = 422, metav1.StatusReasonInvalid
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: code, Reason: reason,
 		Message: fmt.Sprintf("admission webhook %q denied the request: %v", WebhookName, err)}}
 }
 

@@ -49,8 +49,8 @@ func TestAdmissionRefusesACycleNamingIt(t *testing.T) {
 		u.Spec.Components = append(u.Spec.Components, upgradesv1beta1.Component{Name: c[0], DeploymentRef: upgradesv1beta1.DeploymentReference{Name: c[0]}, Image: c[0] + ":2", DependsOn: []string{c[1]}})
 	}
 	err := admitAlone(u)
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "dependency cycle a → c → b → a") {
-		t.Fatalf("admit = %v, want Forbidden (a webhook denial) naming the cycle a → c → b → a", err)
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "dependency cycle a → c → b → a") {
+		t.Fatalf("admit = %v, want Invalid (the webhook's 422 for an object wrong in itself) naming the cycle a → c → b → a", err)
 	}
 	u.Spec.Components[0].DependsOn = nil
 	if err := admitAlone(u); err != nil {

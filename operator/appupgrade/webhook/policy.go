@@ -33,12 +33,14 @@ func Check(old, u *v1beta1.ApplicationUpgrade, others []v1beta1.ApplicationUpgra
 
 // Check is the admission decision, a pure function: nil when u may be
 // stored, else one error joining every problem ("; "), each saying what to
-// fix. old is nil on create; on update only Deployments that old did not
+// fix (a StatusError of 422 Invalid when u is wrong in itself, see
+// invalid). old is nil on create; on update only Deployments that old did not
 // reference are checked for overlap. others may include u itself (skipped
 // by namespace/name). A Deployment refused as a cross-namespace reference
 // is not checked for overlap.
 func (p Policy) Check(old, u *v1beta1.ApplicationUpgrade, others []v1beta1.ApplicationUpgrade) error {
 	msgs := p.static(u)
+	static := len(msgs)
 	had := map[string]bool{}
 	if old != nil {
 		for key := range DeploymentKeys(old) {
@@ -77,6 +79,9 @@ func (p Policy) Check(old, u *v1beta1.ApplicationUpgrade, others []v1beta1.Appli
 	}
 	if len(msgs) == 0 {
 		return nil
+	}
+	if static > 0 {
+		return invalid(strings.Join(msgs, "; ")) // wrong in itself: 422
 	}
 	return errors.New(strings.Join(msgs, "; "))
 }
