@@ -37,11 +37,11 @@ func artifactsDir(o options, seed int64, scenario string) string {
 // lifecycles and template writes, timeline.svg, events.jsonl, ops.jsonl
 // and verdict.txt followed by notes) and returns the line naming them.
 func writeArtifacts(dir string, res *simrun.Result, notes string) (string, error) {
-	h := judge.FromEvents(res.Events)
 	j := res.Judged
 	if j == nil {
-		j = judge.Judge(judge.Input{History: h})
+		j = judge.Judge(judge.Input{History: judge.FromEvents(res.Events)})
 	}
+	h := j.History() // the operator's calls too where the run recorded them
 	if err := j.WriteArtifacts(dir, h, notes); err != nil {
 		return "", fmt.Errorf("write artifacts to %s: %w", dir, err)
 	}

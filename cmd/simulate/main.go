@@ -224,7 +224,9 @@ func run(ctx context.Context, o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg := simrun.Config{Objects: objs, Seed: o.seed, Limit: o.limit.d}
+	// a single run records the operator's calls: the judge checks its
+	// phase claims too (--seeds and --crash-sweep judge the event log)
+	cfg := simrun.Config{Objects: objs, Seed: o.seed, Limit: o.limit.d, RecordCalls: true}
 	if !o.quiet && o.output != "json" {
 		cfg.Transcript = stdout
 	}

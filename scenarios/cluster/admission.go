@@ -62,7 +62,11 @@ func (c admissionClient) admit(ctx context.Context, obj client.Object, update bo
 			return err
 		}
 		if hub.DeletionTimestamp != nil {
-			return nil
+			if equality.Semantic.DeepEqual(old.Spec, hub.Spec) {
+				return nil
+			}
+			// as the webhook's ValidateUpdate: a deleting upgrade's spec is frozen
+			return denial(webhook.DeletingSpecChange(hub))
 		}
 		if err := immutableRefs(old, hub); err != nil {
 			return err

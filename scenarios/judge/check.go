@@ -34,6 +34,10 @@ type Result struct {
 	history History // as judged (with Judge's LogWrites)
 }
 
+// History is the history r judged: the runner's facts and recorded calls,
+// with the writes Judge read from the event log (LogWrites).
+func (r *Result) History() History { return r.history }
+
 // OK reports whether the history passed every check.
 func (r *Result) OK() bool { return r.Linearizable == porcupine.Ok && len(r.Violations) == 0 }
 

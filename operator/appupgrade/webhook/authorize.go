@@ -9,7 +9,6 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
@@ -92,10 +91,10 @@ func (v *Validator) authorizeDeployments(ctx context.Context, user authenticatio
 }
 
 // reviewedWorkloads is the IndexKey of every workload u references,
-// sorted, unless old (nil on create) has the same spec (a metadata or
-// status update, which starts no generation): then none.
+// sorted, unless old (nil on create) has the same spec and generation (a
+// metadata or status update, which starts no generation): then none.
 func reviewedWorkloads(old, u *v1beta1.ApplicationUpgrade) []string {
-	if old != nil && equality.Semantic.DeepEqual(old.Spec, u.Spec) {
+	if old != nil && !SpecChanged(old, u) {
 		return nil
 	}
 	seen := map[string]bool{}

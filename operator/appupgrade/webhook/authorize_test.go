@@ -138,6 +138,13 @@ func TestValidatorUpdateWithoutRightsCannotRestartTheUpgrade(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `user "bob" may not patch deployments.apps "web-worker" in namespace "ns"`)
 
+	emptied := old.DeepCopy()
+	emptied.Generation++
+	emptied.Spec.Components[0].DependsOn = []string{}
+	_, err = v.ValidateUpdate(asUser("bob"), old, emptied)
+	require.Error(t, err, "an empty dependsOn added is a new generation that writes every image again")
+	assert.Contains(t, err.Error(), `may not patch deployments.apps "web-worker" in namespace "ns"`)
+
 	rebound := old.DeepCopy()
 	rebound.Spec.ServiceAccountName = "default"
 	_, err = v.ValidateUpdate(asUser("bob"), old, rebound)

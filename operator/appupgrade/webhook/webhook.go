@@ -93,10 +93,31 @@ func (v *Validator) ValidateUpdate(ctx context.Context, old, updated *v1beta1.Ap
 	if err := checkAlphaWrite(ctx, old, updated); err != nil {
 		return nil, err
 	}
-	if updated.DeletionTimestamp != nil || equality.Semantic.DeepEqual(old.Spec, updated.Spec) {
+	if !SpecChanged(old, updated) {
 		return nil, nil
 	}
+	if updated.DeletionTimestamp != nil {
+		return nil, DeletingSpecChange(updated)
+	}
 	return nil, v.validate(ctx, old, updated)
+}
+
+// DeletingSpecChange is the refusal (422 Invalid) of a spec change of u
+// while it is being deleted: the controller no longer acts on it, so a
+// changed spec would only show workloads and images nobody checked.
+func DeletingSpecChange(u *v1beta1.ApplicationUpgrade) error {
+	return invalid(fmt.Sprintf("applicationupgrade %s/%s is being deleted: its spec cannot change (only its metadata, e.g. its finalizers)", u.Namespace, u.Name))
+}
+
+// SpecChanged reports whether an update changes updated's spec: its
+// metadata.generation moved (the API server bumps it before validating
+// admission runs, for any change of the stored spec — also an empty list
+// added or removed, which equality.Semantic.DeepEqual of the typed specs
+// cannot see, and which starts a new generation that writes every image
+// again), or the typed specs differ (callers that do not bump it: unit
+// tests, the simulator).
+func SpecChanged(old, updated *v1beta1.ApplicationUpgrade) bool {
+	return old.Generation != updated.Generation || !equality.Semantic.DeepEqual(old.Spec, updated.Spec)
 }
 
 // ValidateDelete admits every delete.

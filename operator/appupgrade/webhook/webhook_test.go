@@ -160,12 +160,28 @@ func TestValidatorHandler(t *testing.T) {
 	_, err = v.ValidateUpdate(ctx, u, relabelled)
 	assert.NoError(t, err, "a metadata-only update is admitted")
 
-	gone := u.DeepCopy()
-	gone.Spec.Components = gone.Spec.Components[:1]
 	now := metav1.Now()
-	gone.DeletionTimestamp = &now
-	_, err = v.ValidateUpdate(ctx, u, gone)
-	assert.NoError(t, err, "an object being deleted is admitted")
+	deleting := u.DeepCopy()
+	deleting.DeletionTimestamp = &now
+	unfinalized := deleting.DeepCopy()
+	unfinalized.Finalizers = nil
+	_, err = v.ValidateUpdate(ctx, deleting, unfinalized)
+	assert.NoError(t, err, "a metadata update of an object being deleted (its finalizer removed) is admitted")
+	gone := deleting.DeepCopy()
+	gone.Spec.Components = append(gone.Spec.Components, comp("theirs", "victim/theirs"))
+	_, err = v.ValidateUpdate(ctx, deleting, gone)
+	require.Error(t, err, "a spec change of an object being deleted is refused: nothing would check what it names (attacker trial)")
+	assert.Contains(t, err.Error(), "is being deleted: its spec cannot change")
+
+	// An empty list added changes the stored spec and its generation (the
+	// API server bumps it before admission) but not the typed spec: still a
+	// change, checked like any other (an attacker re-ran an admin's
+	// upgrade this way, rolling a Deployment back).
+	bumped := u.DeepCopy()
+	bumped.Generation = u.Generation + 1
+	bumped.Spec.Components[0].DependsOn = []string{}
+	assert.True(t, SpecChanged(u, bumped), "a new generation is a spec change")
+	assert.False(t, SpecChanged(u, relabelled))
 
 	_, err = v.ValidateUpdate(ctx, free, u)
 	require.Error(t, err, "an update adding a claimed Deployment is refused")

@@ -116,6 +116,13 @@ func TestTenantCannotEscalate(t *testing.T) {
 		v1beta1.Component{Name: "pay", DeploymentRef: v1beta1.DeploymentReference{Namespace: "victim", Name: "payments"}, Image: "registry.example.com/payments:v1", DependsOn: []string{"app"}})
 	require.NoError(t, admin.Create(ctx, two))
 	waitPhase(t, ctx, admin, "tenant-a", "two", v1beta1.PhaseCompleted)
+	// An empty dependsOn added: the typed spec is equal, but the stored
+	// one is not, so the API server bumps the generation before admission
+	// (the operator would run it anew): checked like any change.
+	emptyDeps := client.RawPatch(types.JSONPatchType, []byte(`[{"op":"add","path":"/spec/components/0/dependsOn","value":[]}]`))
+	err = tenant.Patch(ctx, &v1beta1.ApplicationUpgrade{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "two"}}, emptyDeps)
+	require.Error(t, err, "an empty dependsOn is a new generation over payments: refused without rights on it")
+	assert.Contains(t, err.Error(), `may not patch deployments.apps "payments" in namespace "victim"`)
 	removeApp := client.RawPatch(types.JSONPatchType, []byte(`[{"op":"remove","path":"/spec/components/0"},{"op":"remove","path":"/spec/components/0/dependsOn"}]`))
 	err = tenant.Patch(ctx, &v1beta1.ApplicationUpgrade{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "two"}}, removeApp)
 	require.Error(t, err, "removing a component restarts the upgrade over payments: refused without rights on it")

@@ -15,6 +15,7 @@ import (
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 	"github.com/lunadas/upgrade-operator/scenarios/render/console"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
@@ -41,6 +42,9 @@ type Env struct {
 	// or pod, or of an ApplicationUpgrade, since the last whenChanged check
 	changedApp, changedUpgrades bool
 	rec                         *eventlog.Recorder
+	// calls records the operator's calls and the detailed facts
+	// (Config.RecordCalls); nil otherwise
+	calls *judge.Recorder
 	tr                          *console.Console
 	sink                        *eventSink
 	start                       time.Time
@@ -77,8 +81,15 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 	e.rec = eventlog.NewRecorder(e.start, cfg.EventLog)
 	e.rec.SetTemplateHash(simulator.PodTemplateHash)
 	e.tr = console.New(cfg.Transcript, e.start)
+	if cfg.RecordCalls {
+		e.calls = judge.NewRecorder(e.start, sim.Now)
+		e.calls.SetTemplateHash(simulator.PodTemplateHash)
+	}
 	sim.Subscribe(func(ev simulator.WatchEvent) {
 		e.rec.Observe(ev.Type, ev.Object, ev.Time)
+		if e.calls != nil {
+			e.calls.Observe(ev.Type, ev.Object, ev.Time)
+		}
 		e.tr.Observe(ev.Type, ev.Object, ev.Time)
 		if cfg.Observe != nil {
 			cfg.Observe(ev)
@@ -108,8 +119,27 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 			}
 		}
 	}
+	wrap := cfg.Wrap
+	if e.calls != nil {
+		// every call of the operator through the recording client, each
+		// reconcile numbered (as the features' backends instrument it)
+		inner := customize
+		customize = func(r *controller.ApplicationUpgradeReconciler) {
+			if inner != nil {
+				inner(r)
+			}
+			r.Client = e.calls.WrapClient(r.Client, 0, nil)
+		}
+		outer := wrap
+		wrap = func(r reconcile.Reconciler) reconcile.Reconciler {
+			if outer != nil {
+				r = outer(r)
+			}
+			return e.calls.WrapReconciler(r, 0)
+		}
+	}
 	e.reconcilesBy = map[string]int{}
-	e.Operator = e.AddOperator(OperatorName, customize, e.countReconciles(cfg.Wrap))
+	e.Operator = e.AddOperator(OperatorName, customize, e.countReconciles(wrap))
 	if setupErr != nil {
 		return nil, setupErr
 	}
@@ -225,7 +255,7 @@ func (e *Env) RunUntilRolledOut(ctx context.Context, timeout time.Duration) erro
 func (e *Env) Summary(ctx context.Context) (*Result, error) {
 	res := &Result{Elapsed: e.Sim.Elapsed(), Events: e.rec.Events(), KubeEvents: e.sink.events, Reconciles: e.Operator.Reconciles(),
 		ReconcilesBy: maps.Clone(e.reconcilesBy)}
-	if err := judgeRun(ctx, e.Sim.Client(), e.graphs, e.created, res); err != nil {
+	if err := judgeRun(ctx, e.Sim.Client(), e.graphs, e.created, e.calls, res); err != nil {
 		return nil, err
 	}
 	e.tr.Finish(*res)

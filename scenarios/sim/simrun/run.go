@@ -58,6 +58,13 @@ type Config struct {
 	// Observe, when set, is called with every committed change after the
 	// event log and transcript (it must not write; see simulator.Subscribe).
 	Observe func(simulator.WatchEvent)
+	// RecordCalls records the operator's API calls and the detailed facts
+	// (judge.Recorder, as the features do) and has the judge read them,
+	// so its phase claims ("Completed while not rolled") are judged too;
+	// without it the judge reads the event log alone. Costs about a
+	// second event log and one record per call; cmd/simulate sets it for
+	// single runs (not --seeds or --crash-sweep).
+	RecordCalls bool
 	// Faults, when set, injects faults into the run (scenarios/faults).
 	Faults Injector
 }
@@ -184,7 +191,7 @@ func notFinished(res *Result, lim *simulator.LimitError) error {
 // v1beta1 view goes to Graphs, judge.GraphOrdering of its edges to Edges
 // and their judge.Combine to Reports. Any other is checked on its
 // v1alpha1 worker/API pair.
-func judgeRun(ctx context.Context, c client.Reader, graphs map[string]bool, created []upgradesv1beta1.ApplicationUpgrade, res *Result) error {
+func judgeRun(ctx context.Context, c client.Reader, graphs map[string]bool, created []upgradesv1beta1.ApplicationUpgrade, calls *judge.Recorder, res *Result) error {
 	var list upgradesv1alpha1.ApplicationUpgradeList
 	if err := c.List(ctx, &list); err != nil {
 		return fmt.Errorf("list applicationupgrades: %w", err)
@@ -214,7 +221,11 @@ func judgeRun(ctx context.Context, c client.Reader, graphs map[string]bool, crea
 				Worker: u.Spec.Worker.DeploymentRef.Name, API: u.Spec.API.DeploymentRef.Name})
 		}
 	}
-	res.Judged = judge.Judge(judge.Input{History: judge.FromEvents(res.Events), Upgrades: respecced(judge.SpecsOf(created), judge.SpecsOf(beta.Items))})
+	h := judge.FromEvents(res.Events)
+	if calls != nil {
+		h = calls.History()
+	}
+	res.Judged = judge.Judge(judge.Input{History: h, Upgrades: respecced(judge.SpecsOf(created), judge.SpecsOf(beta.Items))})
 	return nil
 }
 

@@ -1,0 +1,58 @@
+package simrun
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	"github.com/lunadas/upgrade-operator/operator/appupgrade"
+	"github.com/lunadas/upgrade-operator/operator/controller"
+)
+
+// claimRolledOnWrite is a reconciler that claims a component Rolled (and
+// the upgrade Completed) as soon as its image is written: every write is
+// in order, only the claim is early.
+func claimRolledOnWrite(r *controller.ApplicationUpgradeReconciler) {
+	r.DecideFunc = func(g appupgrade.Graph) appupgrade.Plan {
+		p := appupgrade.Decide(g)
+		if len(p.Writes) > 0 || p.Phase.Terminal() {
+			return p
+		}
+		rolled := 0
+		for i := range p.Components {
+			if p.Components[i].Phase == v1beta1.ComponentRollingOut && p.Components[i].Name == "api" {
+				p.Components[i].Phase, p.Components[i].Reason = v1beta1.ComponentRolled, appupgrade.ReasonCompleted
+			}
+			if p.Components[i].Phase == v1beta1.ComponentRolled {
+				rolled++
+			}
+		}
+		if rolled == len(p.Components) {
+			p.Phase, p.Reason, p.Message = v1beta1.PhaseCompleted, appupgrade.ReasonCompleted, "Upgrade completed (early)"
+		}
+		return p
+	}
+}
+
+// With RecordCalls the judge reads the operator's calls and catches a
+// Completed claimed while the API's old pods still run (porcupine's phase
+// claims); the event log alone shows only the Phase line and passes it —
+// why cmd/simulate's single runs record the calls.
+func TestRecordCallsJudgesPhaseClaims(t *testing.T) {
+	for _, record := range []bool{false, true} {
+		res, err := Run(context.Background(), Config{Objects: demoObjects(t), Seed: 1, Reconciler: claimRolledOnWrite, RecordCalls: record})
+		require.NoError(t, err)
+		require.Equal(t, "Completed", string(res.Upgrades[0].Status.Phase))
+		if !record {
+			assert.True(t, res.Judged.OK(), "the event log alone cannot judge a claim: %v", res.Judged.Err())
+			continue
+		}
+		require.False(t, res.Judged.OK(), "the recorded status patch claiming Completed is judged")
+		assert.Contains(t, res.Judged.Summary(), "porcupine")
+		t.Logf("verdict: %s", res.Judged.Summary())
+		assert.NotEmpty(t, res.Judged.History().Ops, "the calls were recorded")
+	}
+}
