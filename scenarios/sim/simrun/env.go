@@ -44,11 +44,11 @@ type Env struct {
 	rec                         *eventlog.Recorder
 	// calls records the operator's calls and the detailed facts
 	// (Config.RecordCalls); nil otherwise
-	calls *judge.Recorder
-	tr                          *console.Console
-	sink                        *eventSink
-	start                       time.Time
-	graphs                      map[string]bool // namespace/name of the upgrades created at v1beta1
+	calls  *judge.Recorder
+	tr     *console.Console
+	sink   *eventSink
+	start  time.Time
+	graphs map[string]bool // namespace/name of the upgrades created at v1beta1
 	// reconcilesBy counts the operator's reconciles per upgrade (namespace/name)
 	reconcilesBy map[string]int
 	// created are the upgrades as created, before any change of their
