@@ -358,9 +358,15 @@ func waitForRollout(g Graph, c Component, set func(v1beta1.ComponentPhase, strin
 }
 
 // reverted reports whether c's Deployment was observed with another image
-// than its target (a configuration error is not a revert).
+// than its target, set by someone else than the operator: a configuration
+// error is not a revert, and neither is an image the operator's field
+// manager alone owns — another upgrade's target (one created after this
+// upgrade completed, then perhaps deleted: an attacker trial saw a
+// Completed upgrade report that as "reverted by upgrade-operator" and
+// block every later upgrade of the Deployment).
 func reverted(c Component) bool {
-	return c.ConfigError == nil && c.object() != nil && c.Image != c.Spec.Image
+	return c.ConfigError == nil && c.object() != nil && c.Image != c.Spec.Image &&
+		ImageOwner(c.object(), c.Container) != FieldManager
 }
 
 // anyReverted reports whether any observed component is reverted: a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
@@ -195,4 +196,30 @@ func TestRevertedMessageSaysWhetherTheOperatorWrote(t *testing.T) {
 	g.Upgrade.Status.Components[0].WrittenGeneration = 2
 	p = Decide(g)
 	assert.Contains(t, p.Components[0].Message, "to job-worker:v3 after the operator wrote job-worker:v2: not written again")
+}
+
+// ownedBy sets d's managedFields so that manager owns container's image.
+func ownedBy(d *appsv1.Deployment, manager, container string) *appsv1.Deployment {
+	raw := `{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"` + container + `\"}":{"f:image":{}}}}}}}`
+	d.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: manager, Operation: metav1.ManagedFieldsOperationApply, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(raw)}}}
+	return d
+}
+
+// A Completed upgrade whose worker now runs an image the operator itself
+// wrote (a newer upgrade's target; that upgrade perhaps deleted since)
+// stays Completed: the operator writes only targets, so it is no revert.
+// The same image put there by kustomize-controller is one.
+func TestAnotherUpgradesImageIsNoRevert(t *testing.T) {
+	completed := v1beta1.PhaseCompleted
+	g := pair(completed, done, done, "job-worker:v3", rolled, "job-api:v2", rolled)
+	g.Components[0].Deployment = ownedBy(deploymentAt(3), FieldManager, "worker")
+	p := Decide(g)
+	assert.Equal(t, completed, p.Phase, p.Message)
+	assert.Equal(t, done, p.Components[0].Phase)
+
+	g = pair(completed, done, done, "job-worker:v1", rolled, "job-api:v2", rolled)
+	g.Components[0].Deployment = ownedBy(deploymentAt(3), "kustomize-controller", "worker")
+	p = Decide(g)
+	assert.Equal(t, revertedP, p.Components[0].Phase)
+	assert.Contains(t, p.Components[0].Message, "reverted by kustomize-controller")
 }

@@ -18,6 +18,12 @@ import (
 // k8s.io/apimachinery/pkg/util/managedfields): "f:<field>" for struct
 // fields, `k:{"name":"<container>"}` for list items by merge key. Entries
 // of subresources are skipped; undecodable entries are ignored (the API
+// FieldManager is the field manager every write of the operator is
+// recorded under (controller.FieldManager). The operator writes only an
+// upgrade's target image, so an image owned by it alone is some upgrade's
+// target, never a revert (reverted).
+const FieldManager = "upgrade-operator"
+
 // server validates them on write).
 func ImageOwner(d metav1.Object, container string) string {
 	if d == nil || reflect.ValueOf(d).IsNil() {

@@ -20,7 +20,7 @@ import (
 // derived from the binary's User-Agent, so GitOps tools can be told to
 // leave its fields alone: Argo CD's ignoreDifferences
 // managedFieldsManagers, Flux's and Helm's server-side apply (docs/gitops.md).
-const FieldManager = "upgrade-operator"
+const FieldManager = appupgrade.FieldManager
 
 // imageApply is the server-side apply configuration of one image write to a
 // Deployment (workloadApply for the other kinds): its identity, the resourceVersion that was read (an optimistic
