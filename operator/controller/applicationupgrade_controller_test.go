@@ -256,12 +256,18 @@ func (w *world) finishTermination(pod string) {
 	require.NoError(w.t, w.c.Update(ctx, &p))
 }
 
-func TestReconcileWalksThePhasesInOrder(t *testing.T) {
+// demoWorld is the demo's two Deployments rolled out at v1 and upgrade-v2
+// not yet reconciled; the name of the worker's one old pod.
+func demoWorld(t *testing.T) (*world, string) {
 	w := newWorld(t, deployment("job-worker", "worker", "registry.example.com/job-worker:v1.0.0"),
 		deployment("job-api", "api", "registry.example.com/job-api:v1.0.0"), upgrade("upgrade-v2"))
 	w.rollOut("job-worker", "")
 	w.rollOut("job-api", "")
-	oldWorkerPod := w.podsOf("job-worker")[0].Name
+	return w, w.podsOf("job-worker")[0].Name
+}
+
+func TestReconcileWalksThePhasesInOrder(t *testing.T) {
+	w, oldWorkerPod := demoWorld(t)
 
 	assert.Equal(t, v1.PhasePending, w.reconcile("upgrade-v2"))
 	assert.Equal(t, v1.PhaseUpgradingWorkers, w.reconcile("upgrade-v2"))

@@ -37,11 +37,7 @@ func (w *world) kstatusOf(name string) status.Status {
 // rolling, Current when Completed and Failed when Failed: a GitOps tool can
 // gate on an ApplicationUpgrade.
 func TestKstatusAtEveryPhase(t *testing.T) {
-	w := newWorld(t, deployment("job-worker", "worker", "registry.example.com/job-worker:v1.0.0"),
-		deployment("job-api", "api", "registry.example.com/job-api:v1.0.0"), upgrade("upgrade-v2"))
-	w.rollOut("job-worker", "")
-	w.rollOut("job-api", "")
-	oldWorkerPod := w.podsOf("job-worker")[0].Name
+	w, oldWorkerPod := demoWorld(t)
 
 	type row struct {
 		phase v1.Phase
@@ -127,11 +123,7 @@ func TestReconcilingMirrorsProgressing(t *testing.T) {
 // writes at every phase: Progressing while rolling, Healthy when
 // Completed, Degraded when Failed.
 func TestArgoCDHealthAtEveryPhase(t *testing.T) {
-	w := newWorld(t, deployment("job-worker", "worker", "registry.example.com/job-worker:v1.0.0"),
-		deployment("job-api", "api", "registry.example.com/job-api:v1.0.0"), upgrade("upgrade-v2"))
-	w.rollOut("job-worker", "")
-	w.rollOut("job-api", "")
-	oldWorkerPod := w.podsOf("job-worker")[0].Name
+	w, oldWorkerPod := demoWorld(t)
 	var got []string
 	step := func(do func()) {
 		if do != nil {
@@ -178,11 +170,7 @@ func (w *world) argoHealth(name string) string {
 // instead of at its timeout; a tenant trial read Progressing=True). Git
 // fixed, the upgrade rolls on and is Current again.
 func TestKstatusStalledByARevert(t *testing.T) {
-	w := newWorld(t, deployment("job-worker", "worker", "registry.example.com/job-worker:v1.0.0"),
-		deployment("job-api", "api", "registry.example.com/job-api:v1.0.0"), upgrade("upgrade-v2"))
-	w.rollOut("job-worker", "")
-	w.rollOut("job-api", "")
-	oldWorkerPod := w.podsOf("job-worker")[0].Name
+	w, oldWorkerPod := demoWorld(t)
 	for _, p := range []v1.Phase{v1.PhasePending, v1.PhaseUpgradingWorkers, v1.PhaseWaitingForWorkers} {
 		require.Equal(t, p, w.reconcile("upgrade-v2"))
 	}
