@@ -25,6 +25,7 @@ type store struct {
 	uids          uint64
 	kinds         map[schema.GroupVersionKind]map[types.NamespacedName]client.Object
 	sorted        map[schema.GroupVersionKind][]client.Object // list's answer per kind, until the next commit of that kind
+	indexed       map[schema.GroupKind]map[indexedKey][]string // registered indexes' values per object, until the next commit of that kind
 	indexes       map[schema.GroupVersionKind]map[string]client.IndexerFunc
 	clusterScoped map[schema.GroupKind]bool
 	conversions   map[schema.GroupKind]*kindConversion
@@ -36,6 +37,7 @@ func newStore(s *Sim) *store {
 		s:             s,
 		kinds:         map[schema.GroupVersionKind]map[types.NamespacedName]client.Object{},
 		sorted:        map[schema.GroupVersionKind][]client.Object{},
+		indexed:       map[schema.GroupKind]map[indexedKey][]string{},
 		indexes:       map[schema.GroupVersionKind]map[string]client.IndexerFunc{},
 		clusterScoped: map[schema.GroupKind]bool{},
 		conversions:   map[schema.GroupKind]*kindConversion{},
@@ -160,6 +162,7 @@ func (st *store) nextRV() string {
 func (st *store) commit(typ watch.EventType, gvk schema.GroupVersionKind, obj, old client.Object) {
 	key := client.ObjectKeyFromObject(obj)
 	delete(st.sorted, gvk)
+	delete(st.indexed, gvk.GroupKind())
 	m := st.kinds[gvk]
 	if m == nil {
 		m = map[types.NamespacedName]client.Object{}

@@ -34,9 +34,11 @@ func (st *store) update(gvk schema.GroupVersionKind, obj client.Object, manager 
 	if rv != "" && rv != cur.GetResourceVersion() {
 		return nil, apierrors.NewConflict(resourceFor(gvk), obj.GetName(), fmt.Errorf("%s", errModified))
 	}
-	cand, err := st.canonicalize(gvk, obj)
-	if err != nil {
-		return nil, err
+	cand, ok := st.canonicalStatus(gvk, obj, status)
+	if !ok {
+		if cand, err = st.canonicalize(gvk, obj); err != nil {
+			return nil, err
+		}
 	}
 	if cand, err = st.trackUpdate(gvk, cur, cand, manager, status); err != nil {
 		return nil, err
