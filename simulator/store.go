@@ -24,7 +24,7 @@ type store struct {
 	rv            uint64
 	uids          uint64
 	kinds         map[schema.GroupVersionKind]map[types.NamespacedName]client.Object
-	sorted        map[schema.GroupVersionKind][]client.Object // list's answer per kind, until the next commit of that kind
+	sorted        map[schema.GroupVersionKind][]client.Object  // list's answer per kind, until the next commit of that kind
 	indexed       map[schema.GroupKind]map[indexedKey][]string // registered indexes' values per object, until the next commit of that kind
 	indexes       map[schema.GroupVersionKind]map[string]client.IndexerFunc
 	clusterScoped map[schema.GroupKind]bool
