@@ -181,7 +181,7 @@ func (st *store) commit(typ watch.EventType, gvk schema.GroupVersionKind, obj, o
 	// informer's event handlers get the cache's (checked with CheckSharedReads).
 	st.s.shared.handOut("a watch subscriber", obj)
 	ev := &versionedEvent{st: st, gvk: gvk, stored: obj,
-		ev: WatchEvent{Type: typ, Object: obj, Old: old, Time: st.s.now}}
+		ev: WatchEvent{Type: typ, Object: obj, Old: old, Time: st.s.now, Stored: obj}}
 	for _, sub := range st.s.subs {
 		sub.notify(ev)
 	}
