@@ -55,6 +55,23 @@ func (c *simClient) update(obj client.Object, manager string, status, dryRun boo
 	return result(after, assign(obj, out))
 }
 
+// updateStatusDropAnswer is Status().Update for the models that drop the
+// answer, as client-go's UpdateStatus does when its caller ignores the
+// object it returns: the same request (intercepted, admitted, written),
+// without copying the stored object back into obj, which stays as it was.
+func (c *simClient) updateStatusDropAnswer(obj client.Object) error {
+	gvk, in, err := c.prepare(obj)
+	if err != nil {
+		return err
+	}
+	after, err := c.admitWrite("update", gvk, obj.GetNamespace(), obj.GetName(), subName(true))
+	if err != nil {
+		return err
+	}
+	_, err = c.s.store.update(gvk, in, c.manager(""), true, false)
+	return result(after, err)
+}
+
 func (c *simClient) Patch(_ context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 	po := (&client.PatchOptions{}).ApplyOptions(opts)
 	if patch.Type() == types.ApplyPatchType {

@@ -142,9 +142,10 @@ func (dc *deploymentController) mapDeletedPod(_ context.Context, obj client.Obje
 }
 
 // updateStatus writes d's status (UpdateStatus). Like client-go's, it
-// leaves d as it was: d keeps the resourceVersion it was read with.
-func (dc *deploymentController) updateStatus(ctx context.Context, d *appsv1.Deployment) error {
-	if err := dc.c.Status().Update(ctx, d.DeepCopy()); err != nil {
+// leaves d as it was: d keeps the resourceVersion it was read with (the
+// store reads d and copies what it keeps).
+func (dc *deploymentController) updateStatus(_ context.Context, d *appsv1.Deployment) error {
+	if err := dc.c.updateStatusDropAnswer(d); err != nil {
 		return fmt.Errorf("update status of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	return nil

@@ -19,6 +19,11 @@ type WatchEvent struct {
 	Old client.Object
 	// Time is the virtual time of the commit.
 	Time time.Time
+	// Stored is the new version at the kind's storage version: Object
+	// itself, or for a multi-version kind delivered at another version
+	// the object Object was converted from (no conversion needed to read
+	// it there). Shared like Object: read-only.
+	Stored client.Object
 }
 
 // Subscribe registers fn to be called with every committed change, in

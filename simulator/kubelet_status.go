@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // writeStatus posts the pod's status built from the kubelet's memory of it
@@ -17,12 +18,15 @@ func (k *kubelet) writeStatus(run *podRun) {
 	if k.pods[run.uid] != run {
 		return
 	}
+	// The pod as the kubelet's informer holds it (shared, read-only), with
+	// a status of its own to fill; the write's answer is dropped.
 	pod := &corev1.Pod{}
-	if err := k.c.Get(k.s.ctx(), run.key, pod); err != nil || pod.UID != run.uid {
+	if err := k.c.Get(k.s.ctx(), run.key, pod, client.UnsafeDisableDeepCopy); err != nil || pod.UID != run.uid {
 		return
 	}
+	pod.Status = *pod.Status.DeepCopy()
 	k.fillStatus(run, &pod.Status)
-	if err := k.c.Status().Update(k.s.ctx(), pod); err != nil && !apierrors.IsNotFound(err) {
+	if err := k.c.updateStatusDropAnswer(pod); err != nil && !apierrors.IsNotFound(err) {
 		k.s.Schedule(time.Second, "kubelet status retry "+run.key.String(), func() { k.writeStatus(run) })
 	}
 }

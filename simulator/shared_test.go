@@ -97,3 +97,30 @@ func TestReadingASharedGetIsFine(t *testing.T) {
 	_, err := sim.RunFor(context.Background(), time.Minute)
 	require.NoError(t, err)
 }
+
+// List with client.UnsafeDisableDeepCopy fills a typed list with shallow
+// copies of the stored objects, as controller-runtime's cache reader does
+// (the operator lists ApplicationUpgrades, ReplicaSets and pods so): a
+// reconciler changing what an item shares with the store is caught at the
+// end of the event; replacing an item's own field is not a change.
+func TestModifyingASharedListIsCaught(t *testing.T) {
+	sim, _ := sharedSim(t)
+	c := sim.ClientFor("mutant")
+	sim.Schedule(time.Second, "own field", func() {
+		var pods corev1.PodList
+		require.NoError(t, c.List(context.Background(), &pods, client.InNamespace("ns"), client.UnsafeDisableDeepCopy))
+		require.Len(t, pods.Items, 1)
+		pods.Items[0].Labels = map[string]string{"own": "map"}
+		pods.Items[0].Name = "renamed"
+	})
+	sim.Schedule(2*time.Second, "mutate", func() {
+		var pods corev1.PodList
+		require.NoError(t, c.List(context.Background(), &pods, client.UnsafeDisableDeepCopy))
+		pods.Items[0].Spec.Containers[0].Image = "img:v2"
+	})
+	assert.PanicsWithValue(t, "simulator: *v1.Pod ns/p, read shared by mutant, was modified in place: copy it (DeepCopy) before changing it, as with an informer's lister",
+		func() { _, _ = sim.RunFor(context.Background(), time.Minute) })
+	var p corev1.Pod
+	require.NoError(t, sim.Client().Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: "p"}, &p))
+	assert.Nil(t, p.Labels, "the first event changed only the list's own copy")
+}

@@ -24,6 +24,8 @@ type store struct {
 	rv            uint64
 	uids          uint64
 	kinds         map[schema.GroupVersionKind]map[types.NamespacedName]client.Object
+	sorted        map[schema.GroupVersionKind][]client.Object  // list's answer per kind, until the next commit of that kind
+	indexed       map[schema.GroupKind]map[indexedKey][]string // registered indexes' values per object, until the next commit of that kind
 	indexes       map[schema.GroupVersionKind]map[string]client.IndexerFunc
 	clusterScoped map[schema.GroupKind]bool
 	conversions   map[schema.GroupKind]*kindConversion
@@ -34,6 +36,8 @@ func newStore(s *Sim) *store {
 	st := &store{
 		s:             s,
 		kinds:         map[schema.GroupVersionKind]map[types.NamespacedName]client.Object{},
+		sorted:        map[schema.GroupVersionKind][]client.Object{},
+		indexed:       map[schema.GroupKind]map[indexedKey][]string{},
 		indexes:       map[schema.GroupVersionKind]map[string]client.IndexerFunc{},
 		clusterScoped: map[schema.GroupKind]bool{},
 		conversions:   map[schema.GroupKind]*kindConversion{},
@@ -105,8 +109,20 @@ func (st *store) get(gvk schema.GroupVersionKind, key types.NamespacedName) clie
 }
 
 // list returns the stored objects of a kind ordered by namespace and name,
-// the order etcd's key space gives the real API server.
+// the order etcd's key space gives the real API server. The slice is kept
+// until the kind's next commit and shared by every caller until then:
+// callers must not modify it (a commit drops it, never changes it, so a
+// caller ranging over it while writing sees the list as it was).
 func (st *store) list(gvk schema.GroupVersionKind) []client.Object {
+	if out, ok := st.sorted[gvk]; ok {
+		return out
+	}
+	out := st.sortedObjects(gvk)
+	st.sorted[gvk] = out
+	return out
+}
+
+func (st *store) sortedObjects(gvk schema.GroupVersionKind) []client.Object {
 	objs := st.kinds[gvk]
 	keys := make([]types.NamespacedName, 0, len(objs))
 	for k := range objs {
@@ -145,6 +161,8 @@ func (st *store) nextRV() string {
 // both are at the storage version gvk.
 func (st *store) commit(typ watch.EventType, gvk schema.GroupVersionKind, obj, old client.Object) {
 	key := client.ObjectKeyFromObject(obj)
+	delete(st.sorted, gvk)
+	delete(st.indexed, gvk.GroupKind())
 	m := st.kinds[gvk]
 	if m == nil {
 		m = map[types.NamespacedName]client.Object{}
@@ -163,7 +181,7 @@ func (st *store) commit(typ watch.EventType, gvk schema.GroupVersionKind, obj, o
 	// informer's event handlers get the cache's (checked with CheckSharedReads).
 	st.s.shared.handOut("a watch subscriber", obj)
 	ev := &versionedEvent{st: st, gvk: gvk, stored: obj,
-		ev: WatchEvent{Type: typ, Object: obj, Old: old, Time: st.s.now}}
+		ev: WatchEvent{Type: typ, Object: obj, Old: old, Time: st.s.now, Stored: obj}}
 	for _, sub := range st.s.subs {
 		sub.notify(ev)
 	}

@@ -307,23 +307,40 @@ func canonicalMap(v reflect.Value) bool {
 	if v.IsNil() {
 		return true
 	}
+	if m, ok := mapOfStrings(v); ok {
+		// Labels, annotations, selectors: checked without reflection.
+		for k, e := range m {
+			if !utf8.ValidString(k) || !utf8.ValidString(e) {
+				return false
+			}
+		}
+		return true
+	}
 	et := v.Type().Elem()
 	ep := planOf(et)
 	plainString := et.Kind() == reflect.String && !ep.ownJSON
 	iter := v.MapRange()
+	// Key and value are read into reused values (SetIterKey and
+	// SetIterValue copy without allocating, MapIter.Key and Value do not).
+	key, elem := reflect.New(v.Type().Key()).Elem(), reflect.New(et).Elem()
 	var changed [][2]reflect.Value
 	for iter.Next() {
-		if !utf8.ValidString(iter.Key().String()) {
+		key.SetIterKey(iter)
+		if !utf8.ValidString(key.String()) {
 			return false
 		}
-		if plainString && !utf8.ValidString(iter.Value().String()) {
-			return false
-		}
-		if ep.trivial || plainString {
+		if ep.trivial {
 			continue
 		}
-		val := reflect.New(v.Type().Elem()).Elem()
-		val.Set(iter.Value())
+		elem.SetIterValue(iter)
+		if plainString {
+			if !utf8.ValidString(elem.String()) {
+				return false
+			}
+			continue
+		}
+		val := reflect.New(et).Elem()
+		val.Set(elem)
 		if !canonicalValue(val) {
 			return false
 		}
@@ -511,4 +528,13 @@ func firstDifference(a, b reflect.Value, path string) string {
 		return fmt.Sprintf("%s (JSON %#v, typed %#v)", path, a.Interface(), b.Interface())
 	}
 	return ""
+}
+
+// mapOfStrings is v as a map[string]string, when it is one.
+func mapOfStrings(v reflect.Value) (map[string]string, bool) {
+	if !v.CanInterface() {
+		return nil, false
+	}
+	m, ok := v.Interface().(map[string]string)
+	return m, ok
 }

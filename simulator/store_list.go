@@ -105,7 +105,7 @@ func (st *store) fieldValues(gvk schema.GroupVersionKind, o client.Object, field
 		return []string{o.GetNamespace()}, nil
 	}
 	if extract, ok := st.indexes[gvk][field]; ok {
-		return extract(o), nil
+		return st.indexValues(gvk, o, field, extract), nil
 	}
 	if pod, ok := o.(*corev1.Pod); ok {
 		switch field {
@@ -116,4 +116,30 @@ func (st *store) fieldValues(gvk schema.GroupVersionKind, o client.Object, field
 		}
 	}
 	return nil, apierrors.NewBadRequest(fmt.Sprintf("field label not supported for %s: %s (register an index with Sim.FieldIndexer)", gvk.Kind, field))
+}
+
+// indexedKey is an object (stored, or a conversion of a stored one) and
+// a registered index field.
+type indexedKey struct {
+	obj   client.Object
+	field string
+}
+
+// indexValues is extract(o), kept until the next commit of o's kind: a
+// stored object never changes (a write replaces it), nor does a
+// conversion of one, as an informer's indexer computes an object's index
+// values once, when the object arrives.
+func (st *store) indexValues(gvk schema.GroupVersionKind, o client.Object, field string, extract client.IndexerFunc) []string {
+	m := st.indexed[gvk.GroupKind()]
+	if m == nil {
+		m = map[indexedKey][]string{}
+		st.indexed[gvk.GroupKind()] = m
+	}
+	k := indexedKey{obj: o, field: field}
+	if vals, ok := m[k]; ok {
+		return vals
+	}
+	vals := extract(o)
+	m[k] = vals
+	return vals
 }

@@ -3,8 +3,10 @@ package simulator
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -42,6 +44,59 @@ func (st *store) canonicalize(gvk schema.GroupVersionKind, obj client.Object) (c
 	out.GetObjectKind().SetGroupVersionKind(gvk)
 	st.applyDefaults(out)
 	return out, nil
+}
+
+// canonicalStatus is the candidate of a /status update of obj (status set)
+// at the storage version: of it the write takes only status and, for
+// built-in kinds, annotations (mergeForEndpoint), so only those are copied
+// and canonicalised, on a shallow copy of obj — metadata and spec, most of
+// a pod, are neither copied nor walked. The defaults the store applies
+// concern spec alone. ok is false for any other write, or when obj is not
+// its kind's Go type or holds something the typed copy does not model:
+// the caller then canonicalises the whole object. With CheckSharedReads
+// on, the status and annotations are compared with canonicalize's and a
+// difference panics.
+func (st *store) canonicalStatus(gvk schema.GroupVersionKind, obj client.Object, status bool) (client.Object, bool) {
+	if !status || st.storageGVK(gvk) != gvk {
+		return nil, false
+	}
+	if t, known := st.s.scheme.AllKnownTypes()[gvk]; !known || reflect.TypeOf(obj) != reflect.PointerTo(t) {
+		return nil, false
+	}
+	cand := shallowCopy(obj)
+	sv := structOf(cand).FieldByName("Status")
+	if !sv.IsValid() || !sv.CanAddr() {
+		return nil, false
+	}
+	dc := sv.Addr().MethodByName("DeepCopy")
+	if !dc.IsValid() || dc.Type().NumIn() != 0 || dc.Type().NumOut() != 1 || dc.Type().Out(0) != sv.Addr().Type() {
+		return nil, false
+	}
+	cp := dc.Call(nil)[0]
+	if cp.IsNil() || !canonicalValue(cp.Elem()) {
+		return nil, false
+	}
+	sv.Set(cp.Elem())
+	ann := obj.GetAnnotations()
+	for k, v := range ann {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return nil, false
+		}
+	}
+	if len(ann) == 0 {
+		cand.SetAnnotations(nil)
+	} else {
+		cand.SetAnnotations(maps.Clone(ann))
+	}
+	if st.s.shared.on {
+		full, err := st.canonicalize(gvk, obj)
+		if err != nil || !reflect.DeepEqual(structOf(full).FieldByName("Status").Interface(), sv.Interface()) ||
+			!reflect.DeepEqual(full.GetAnnotations(), cand.GetAnnotations()) {
+			panic(fmt.Sprintf("simulator: the canonical status of %s %s differs from the whole object's canonical copy (%v) at %s",
+				gvk.Kind, objectName(obj), err, firstDifference(structOf(full).FieldByName("Status"), sv, ".Status")))
+		}
+	}
+	return cand, true
 }
 
 // canonicalizeJSON is obj round-tripped through JSON into a fresh object

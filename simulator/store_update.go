@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"fmt"
+	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -33,9 +34,11 @@ func (st *store) update(gvk schema.GroupVersionKind, obj client.Object, manager 
 	if rv != "" && rv != cur.GetResourceVersion() {
 		return nil, apierrors.NewConflict(resourceFor(gvk), obj.GetName(), fmt.Errorf("%s", errModified))
 	}
-	cand, err := st.canonicalize(gvk, obj)
-	if err != nil {
-		return nil, err
+	cand, ok := st.canonicalStatus(gvk, obj, status)
+	if !ok {
+		if cand, err = st.canonicalize(gvk, obj); err != nil {
+			return nil, err
+		}
 	}
 	if cand, err = st.trackUpdate(gvk, cur, cand, manager, status); err != nil {
 		return nil, err
@@ -103,6 +106,14 @@ func (st *store) write(gvk schema.GroupVersionKind, cur, curV, cand client.Objec
 	return st.convert(next, sgvk, gvk)
 }
 
+// shallowCopy is a new object holding obj's fields, sharing every map,
+// slice and pointer with it.
+func shallowCopy(obj client.Object) client.Object {
+	v := reflect.New(reflect.TypeOf(obj).Elem())
+	v.Elem().Set(reflect.ValueOf(obj).Elem())
+	return v.Interface().(client.Object)
+}
+
 func zeroGrace(o client.Object) bool {
 	g := o.GetDeletionGracePeriodSeconds()
 	return g == nil || *g == 0
@@ -114,7 +125,9 @@ func zeroGrace(o client.Object) bool {
 // the Deployment controller writes its revision through).
 func mergeForEndpoint(cur, cand client.Object, status bool) client.Object {
 	if status {
-		next := cur.DeepCopyObject().(client.Object)
+		// A shallow copy: what it keeps of cur (metadata, spec) is shared
+		// with the stored object, which no write changes in place.
+		next := shallowCopy(cur)
 		copyStatus(next, cand)
 		if isBuiltin(cur) {
 			next.SetAnnotations(cand.GetAnnotations())

@@ -56,10 +56,11 @@ func (m Mapper) upgradesFor(ctx context.Context, namespace, name string) []recon
 }
 
 // upgradesOf lists the upgrades (in any namespace) referencing the
-// workload of index key key.
+// workload of index key key. The list holds the cache's objects, not
+// copies (client.UnsafeDisableDeepCopy): only their names are read.
 func (m Mapper) upgradesOf(ctx context.Context, key string) []reconcile.Request {
 	var list v1beta1.ApplicationUpgradeList
-	if err := m.Reader.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}); err != nil {
+	if err := m.Reader.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
 		return nil
 	}
 	reqs := make([]reconcile.Request, 0, len(list.Items))

@@ -158,20 +158,22 @@ func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Dep
 // ApplicationUpgrade, older than u, that references one of u's workloads
 // (in any namespace), or "", and that workload's index key
 // (v1beta1.WorkloadKey.IndexKey). The admission webhook refuses such overlaps;
-// this is the controller's own guard for objects that got past it.
+// this is the controller's own guard for objects that got past it. The
+// lists hold the cache's objects (client.UnsafeDisableDeepCopy, read only;
+// only names and times are read).
 func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1.ApplicationUpgrade) (string, string, error) {
 	var holder *v1beta1.ApplicationUpgrade
 	var claimed string
 	for _, key := range deploymentRefs(u) {
 		var list v1beta1.ApplicationUpgradeList
-		if err := r.Client.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}); err != nil {
+		if err := r.Client.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
 			return "", "", fmt.Errorf("list upgrades referencing %s: %w", describeKey(key), err)
 		}
 		for i := range list.Items {
 			other := &list.Items[i]
 			if other.UID != u.UID && !other.Status.Phase.Terminal() && other.DeletionTimestamp == nil && older(other, u) &&
 				(holder == nil || older(other, holder)) {
-				holder, claimed = other.DeepCopy(), key
+				holder, claimed = other, key
 			}
 		}
 	}
@@ -187,11 +189,11 @@ func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1
 }
 
 // supersededBy reports whether an upgrade newer than u references one of
-// u's Deployments.
+// u's Deployments (lists of the cache's objects, read only, as claimedBy).
 func (r *ApplicationUpgradeReconciler) supersededBy(ctx context.Context, u *v1beta1.ApplicationUpgrade) (bool, error) {
 	for _, key := range deploymentRefs(u) {
 		var list v1beta1.ApplicationUpgradeList
-		if err := r.Client.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}); err != nil {
+		if err := r.Client.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
 			return false, fmt.Errorf("list upgrades referencing %s: %w", describeKey(key), err)
 		}
 		for i := range list.Items {

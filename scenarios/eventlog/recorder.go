@@ -110,6 +110,17 @@ func (r *Recorder) SetTemplateHash(fn TemplateHashFunc) {
 	r.hash = fn
 }
 
+// ObserveUpgrade records a v1alpha1 ApplicationUpgrade event as Observe
+// does, from the object it was converted from: hub, at the storage
+// version, and alpha, the v1alpha1 object's status.phase — without
+// converting v1alpha1 back to the hub (a backend that holds both, the
+// simulator, saves a conversion per event).
+func (r *Recorder) ObserveUpgrade(typ watch.EventType, hub *upgradesv1beta1.ApplicationUpgrade, alpha upgradesv1alpha1.Phase, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.phase(typ, hub, alpha, at)
+}
+
 // Observe records what changed in obj at time at; typ is the watch event type.
 // Objects of other kinds are ignored.
 func (r *Recorder) Observe(typ watch.EventType, obj client.Object, at time.Time) {

@@ -86,7 +86,14 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 		e.calls.SetTemplateHash(simulator.PodTemplateHash)
 	}
 	sim.Subscribe(func(ev simulator.WatchEvent) {
-		e.rec.Observe(ev.Type, ev.Object, ev.Time)
+		alpha, isAlpha := ev.Object.(*upgradesv1alpha1.ApplicationUpgrade)
+		hub, isHub := ev.Stored.(*upgradesv1beta1.ApplicationUpgrade)
+		if isAlpha && isHub {
+			// The object alpha was converted from: no conversion back.
+			e.rec.ObserveUpgrade(ev.Type, hub, alpha.Status.Phase, ev.Time)
+		} else {
+			e.rec.Observe(ev.Type, ev.Object, ev.Time)
+		}
 		if e.calls != nil {
 			e.calls.Observe(ev.Type, ev.Object, ev.Time)
 		}

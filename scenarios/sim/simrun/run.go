@@ -319,14 +319,16 @@ func appRolledOut(ctx context.Context, l simulator.SharedLister) bool {
 			return false
 		}
 		sel := labels.SelectorFromSet(d.Spec.Selector.MatchLabels)
-		// Shallow copies: Assess reads and changes nothing.
-		var rss []appsv1.ReplicaSet
+		// Shallow copies: Assess reads and changes nothing. Sized once:
+		// a pod struct is about a kilobyte, and this runs after every
+		// change until the app has rolled out.
+		rss := make([]appsv1.ReplicaSet, 0, len(rsObjs))
 		for _, o := range rsObjs {
 			if sel.Matches(labels.Set(o.GetLabels())) {
 				rss = append(rss, *o.(*appsv1.ReplicaSet))
 			}
 		}
-		var pods []corev1.Pod
+		pods := make([]corev1.Pod, 0, len(podObjs))
 		for _, o := range podObjs {
 			if sel.Matches(labels.Set(o.GetLabels())) {
 				pods = append(pods, *o.(*corev1.Pod))

@@ -9,12 +9,16 @@
 package simrun
 
 import (
+	"sync"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/manager"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
+
+var sharedScheme = sync.OnceValue(manager.NewScheme)
 
 // ApplicationUpgradeKind is the group and kind served at several versions.
 var ApplicationUpgradeKind = schema.GroupKind{Group: upgradesv1beta1.GroupVersion.Group, Kind: "ApplicationUpgrade"}
@@ -25,9 +29,12 @@ const StorageVersion = "v1beta1"
 
 // NewSim returns simulator.New(opts) with opts.Scheme defaulting to
 // manager.NewScheme() and the operator's conversions installed (Install).
+// The default scheme is built once per process and shared by every
+// simulation: nothing registers types in it after it is built, and a
+// scheme is safe for concurrent reads.
 func NewSim(opts simulator.Options) *simulator.Sim {
 	if opts.Scheme == nil {
-		opts.Scheme = manager.NewScheme()
+		opts.Scheme = sharedScheme()
 	}
 	sim := simulator.New(opts)
 	Install(sim)
