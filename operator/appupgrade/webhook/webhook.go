@@ -42,16 +42,21 @@ import (
 //     AllowCrossNamespaceRefs (appupgrade.CrossNamespaceRefs);
 //   - the requesting user (name, uid, groups, extra) may get and patch
 //     every workload (deployments, statefulsets or daemonsets, by the
-//     reference's kind) the request adds or whose image or container it
-//     changes (a SubjectAccessReview each, Authorizer);
+//     reference's kind) the upgrade names, on create and on every spec
+//     change (SpecChanged: a new generation writes every image again; a
+//     SubjectAccessReview each, Authorizer);
+//   - then each component's container resolves in the workload as the
+//     manager's cache holds it (checkContainers);
 //   - the overlap guard: no workload (kind, namespace/name) that another
 //     active ApplicationUpgrade references (see Active), naming that
 //     upgrade only when the requester may see it (Policy.Check).
 //
-// On update the graph is checked only when the spec changed and the
-// overlap only for Deployments the update adds, so an upgrade admitted
-// before (or created while the webhook was down) can still have its
-// metadata (finalizers, labels) changed. Objects being deleted pass.
+// An object wrong in itself is refused 422 Invalid, missing rights and
+// overlaps 403. On update everything is checked only when the spec changed
+// and the overlap only for Deployments the update adds, so an upgrade
+// admitted before (or created while the webhook was down) can still have
+// its metadata (finalizers, labels) changed. An object being deleted may
+// change its metadata only (DeletingSpecChange).
 type Validator struct {
 	// Reader lists the other ApplicationUpgrades (v1beta1) in every
 	// namespace; the manager passes its cached client. Listing all and
