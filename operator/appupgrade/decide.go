@@ -522,7 +522,7 @@ func failAll(g Graph, waves map[string]int32, msg string) Plan {
 }
 
 // failConfig fails the upgrade before anything is written when a
-// component's reference is unusable (ComponentObservation.ConfigError: a
+// component's reference is unusable (Component.ConfigError: a
 // missing container, a workload its ServiceAccount may not read, another
 // namespace): each such component Failed with its error, every other one
 // Blocked, not upgraded because the upgrade failed. false when no
