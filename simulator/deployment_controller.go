@@ -141,9 +141,11 @@ func (dc *deploymentController) mapDeletedPod(_ context.Context, obj client.Obje
 	return []reconcile.Request{{NamespacedName: key}}
 }
 
-// updateStatus writes d's status (UpdateStatus). Like client-go's, it
-// leaves d as it was: d keeps the resourceVersion it was read with (the
-// store reads d and copies what it keeps).
+// updateStatus writes d's status (UpdateStatus), dropping the answer as
+// kubernetes/kubernetes pkg/controller/deployment/sync.go syncRolloutStatus
+// and syncDeploymentStatus do (`_, err = dc.client.AppsV1().Deployments(ns).UpdateStatus(...)`).
+// Like client-go's, it leaves d as it was: d keeps the resourceVersion it
+// was read with (the store reads d and copies what it keeps).
 func (dc *deploymentController) updateStatus(_ context.Context, d *appsv1.Deployment) error {
 	if err := dc.c.updateStatusDropAnswer(d); err != nil {
 		return fmt.Errorf("update status of deployment %s/%s: %w", d.Namespace, d.Name, err)

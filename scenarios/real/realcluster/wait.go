@@ -32,15 +32,8 @@ func (t recorderTee) Observe(typ watch.EventType, obj client.Object, at time.Tim
 // WaitRolledOut waits until every Deployment in namespace is fully rolled
 // out by the product's own definition (rollout.Assess).
 func WaitRolledOut(ctx context.Context, c client.Reader, namespace string, timeout time.Duration) error {
-	last := ""
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		done, why, err := RolledOut(ctx, c, namespace, false)
-		if err != nil { // the API may be busy: try again until the timeout
-			last = err.Error()
-			return false, nil
-		}
-		last = why
-		return done, nil
+	last, err := poll(ctx, 100*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
+		return RolledOut(ctx, c, namespace, false)
 	})
 	if err != nil {
 		return fmt.Errorf("deployments in %s not rolled out within %s (%s): %w", namespace, timeout, last, err)
@@ -52,20 +45,30 @@ func WaitRolledOut(ctx context.Context, c client.Reader, namespace string, timeo
 // its rollout complete in its own status (CountersComplete), polling every
 // 50 ms; the error names the last Deployment that was not.
 func WaitCountersComplete(ctx context.Context, c client.Reader, namespace string, timeout time.Duration) error {
+	last, err := poll(ctx, 50*time.Millisecond, timeout, func(ctx context.Context) (bool, string, error) {
+		return CountersComplete(ctx, c, namespace)
+	})
+	if err != nil {
+		return fmt.Errorf("deployments in %s: status counters not complete within %s (%s): %w", namespace, timeout, last, err)
+	}
+	return nil
+}
+
+// poll calls check every interval until it says done or timeout passes,
+// and returns the last reason it gave (or its last error's text: the API
+// may be busy, so an error is retried until the timeout).
+func poll(ctx context.Context, interval, timeout time.Duration, check func(context.Context) (bool, string, error)) (string, error) {
 	last := ""
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		done, why, err := CountersComplete(ctx, c, namespace)
-		if err != nil { // the API may be busy: try again until the timeout
+	err := wait.PollUntilContextTimeout(ctx, interval, timeout, true, func(ctx context.Context) (bool, error) {
+		done, why, err := check(ctx)
+		if err != nil {
 			last = err.Error()
 			return false, nil
 		}
 		last = why
 		return done, nil
 	})
-	if err != nil {
-		return fmt.Errorf("deployments in %s: status counters not complete within %s (%s): %w", namespace, timeout, last, err)
-	}
-	return nil
+	return last, err
 }
 
 // CountersComplete reports whether every Deployment in namespace says in
