@@ -34,7 +34,15 @@ Feature: The API is upgraded only after every old worker pod is gone
 
   @real @real-node @C04 @mutants
   Scenario: C04 one new worker pod up while the old ones still serve is not a finished rollout
-    Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 3s and terminating in 6s
+    With surge 0 and unavailable 1 the real Deployment controller publishes
+    3 replicas, 1 updated, 3 available in every run: the sync woken by the
+    new pod's availability scales the old ReplicaSet down and computes the
+    status from the ReplicaSets' statuses as they were (rolloutRolling →
+    reconcileOldReplicaSets → syncRolloutStatus, kubernetes
+    pkg/controller/deployment/rolling.go). With surge 1 that status exists
+    only when the old ReplicaSet's status write wins a race with the new
+    one's, which a real node lost.
+    Given a worker Deployment with 3 replicas, surge 0, unavailable 1, pods ready after 3s and terminating in 6s
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
     And the Deployments are rolled out
     When the upgrade "upgrade-v2" is applied
