@@ -35,7 +35,7 @@ Feature: The operator converges through API errors, restarts and leader changes
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 5s
     And an API Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 5s
     And the Deployments are rolled out
-    And the operator is killed after each of its API calls with probability 15% and restarted 2 seconds later
+    And the operator is killed before each of its API calls with probability 15% and restarted 2 seconds later
     When the upgrade "upgrade-v2" is applied
     Then the phase becomes "Completed" within 30 minutes
     And the operator was killed at least 10 times
