@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/appupgrade/webhook"
+	"github.com/lunadas/upgrade-operator/scenarios/faults"
 )
 
 func TestNamespaceForIsAValidName(t *testing.T) {
@@ -51,4 +53,32 @@ func admitAlone(obj client.Object) error {
 		return err
 	}
 	return denial(webhook.Check(nil, hub, nil))
+}
+
+func TestSimRefusesWhatTheFeaturesCannotInjectInOneLine(t *testing.T) {
+	s, err := NewSim(t.Context(), Options{Scenario: "refusals", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for spec, want := range map[string]string{
+		"node-lost@1s":          "run it with make simulate --faults",
+		"bad-image:dep=api":     "changes the manifests before a make simulate run",
+		"lease-lost@0s":         "add a standby replica first",
+		"unavailable@1:n=2":     "",
+		"crash@1:p=10":          "",
+		"kcm-lag@0s:lag=1s":     "",
+		"conflict@1:per=target": "",
+	} {
+		fs, err := faults.ParseFaults(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Inject(t.Context(), fs[0])
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", spec, err)
+		case want != "" && (!errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%s: %v, want one line containing %q", spec, err, want)
+		}
+	}
 }
