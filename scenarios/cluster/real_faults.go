@@ -7,13 +7,14 @@ import (
 )
 
 // Inject implements Cluster: the API faults act at the operator's
-// recording client (faults.Boundary) as in the simulator; a crash now is
+// recording client as in the simulator (injectAtBoundary); a crash now is
 // a restart of the operator. What a real cluster cannot produce on demand
 // is refused in one line.
 func (r *Real) Inject(ctx context.Context, f faults.Fault) error {
+	if done, err := injectAtBoundary(r.faults, f); done {
+		return err
+	}
 	switch f.Kind {
-	case faults.Conflict, faults.Unavailable, faults.Timeout:
-		return r.faults.Arm(f)
 	case faults.Crash:
 		switch {
 		case f.Call > 0 || f.Float("p") > 0:

@@ -8,13 +8,14 @@ import (
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
-// Inject implements Cluster: the API faults and a crash at a call act at
-// the operator's recording client (faults.Boundary); a crash at a time,
-// lease-lost and kcm-lag are the simulator's, at f.At from now.
+// Inject implements Cluster: the API faults (injectAtBoundary) and a
+// crash at a call act at the operator's recording client; a crash at a
+// time, lease-lost and kcm-lag are the simulator's, at f.At from now.
 func (s *Sim) Inject(_ context.Context, f faults.Fault) error {
+	if done, err := injectAtBoundary(s.faults, f); done {
+		return err
+	}
 	switch f.Kind {
-	case faults.Conflict, faults.Unavailable, faults.Timeout:
-		return s.faults.Arm(f)
 	case faults.Crash:
 		if f.Call > 0 {
 			return s.faults.Arm(f)
@@ -31,6 +32,17 @@ func (s *Sim) Inject(_ context.Context, f faults.Fault) error {
 		return refuseInFeatures(BackendSim, f)
 	}
 	return nil
+}
+
+// injectAtBoundary arms the API faults, which both backends inject at
+// the operator's recording client (faults.Boundary); done is false for
+// the other kinds, the backend's own.
+func injectAtBoundary(b *faults.Boundary, f faults.Fault) (done bool, err error) {
+	switch f.Kind {
+	case faults.Conflict, faults.Unavailable, faults.Timeout:
+		return true, b.Arm(f)
+	}
+	return false, nil
 }
 
 // refuseInFeatures refuses the catalog's faults that only make simulate
