@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/scenarios/render/timeline"
 	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
@@ -47,6 +48,20 @@ type Fired struct {
 	Fault      Fault
 	Start, End time.Duration
 	Note       string
+}
+
+// Spans are the fired faults as the timeline's shaded windows, each
+// labelled with its spec (a model's event with its note).
+func Spans(fired []Fired) []timeline.Span {
+	out := make([]timeline.Span, 0, len(fired))
+	for _, f := range fired {
+		label := f.Fault.String()
+		if f.Fault.Kind == "" {
+			label = f.Note
+		}
+		out = append(out, timeline.Span{Label: label, Start: f.Start.Seconds(), End: f.End.Seconds()})
+	}
+	return out
 }
 
 // Write is a Deployment write by the operator that changed its images

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/render/timeline"
 )
 
 // builder writes histories by hand: facts get consecutive resourceVersions,
@@ -195,6 +196,11 @@ func TestWriteArtifacts(t *testing.T) {
 	verdict, _ := os.ReadFile(filepath.Join(dir, VerdictFile))
 	assert.Contains(t, string(verdict), "seed 1")
 	assert.Contains(t, string(verdict), "Illegal")
+
+	b.h.Faults = []timeline.Span{{Label: "conflict@1:n=5:per=target", Start: 1, End: 3}}
+	require.NoError(t, r.WriteArtifacts(dir, b.h, "seed 1"))
+	svg, _ := os.ReadFile(filepath.Join(dir, TimelineFile))
+	assert.Contains(t, string(svg), "conflict@1:n=5:per=target", "the timeline shades the faults that fired")
 }
 
 func TestRecorderLiveFollowsTheWatch(t *testing.T) {

@@ -78,6 +78,7 @@ func (s *scenario) finish(ctx context.Context, p *godog.Scenario, stepErr error)
 		return out, nil
 	}
 	h := s.cl.History()
+	h.Faults = faults.Spans(s.cl.Fired())
 	out.History, out.Elapsed = h, s.cl.Elapsed()
 	res := judge.Judge(judge.Input{History: h})
 	checkErr := res.Err()
