@@ -26,6 +26,7 @@ Feature: The operator converges through API errors, restarts and leader changes
     And the fault "unavailable@1:n=10" is injected
     When the upgrade "upgrade-v2" is applied
     Then the phase becomes "Completed" within 5 minutes
+    And 10 calls of the operator were failed by the fault
     And each Deployment image was written once
     And the API image is never written while an old worker pod exists
 

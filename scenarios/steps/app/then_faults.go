@@ -52,6 +52,21 @@ func (s *scenario) backoffSpread(ms int) error {
 	return nil
 }
 
+// injectedCalls checks that exactly n of the operator's calls were failed
+// by an injected fault (so a backend that did not inject fails the step).
+func (s *scenario) injectedCalls(n int) error {
+	k := 0
+	for _, op := range s.cl.History().Ops {
+		if op.Injected {
+			k++
+		}
+	}
+	if k != n {
+		return fmt.Errorf("%d calls of the operator were failed by an injected fault, not %d", k, n)
+	}
+	return nil
+}
+
 func (s *scenario) killedAtLeast(n int) error {
 	k := 0
 	for _, f := range s.cl.Fired() {
