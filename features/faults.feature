@@ -31,6 +31,18 @@ Feature: The operator converges through API errors, restarts and leader changes
     And the API image is never written while an old worker pod exists
 
   @real
+  Scenario: the operator's first three writes commit, and it is told they timed out
+    Given a worker Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 2s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    And the fault "ambiguous@1:n=3" is injected
+    When the upgrade "upgrade-v2" is applied
+    Then the phase becomes "Completed" within 5 minutes
+    And 3 calls of the operator were failed by the fault
+    And each Deployment image was written once
+    And the API image is never written while an old worker pod exists
+
+  @real
   Scenario: the operator restarts while the worker rolls out
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 3s and terminating in 5s
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s

@@ -39,7 +39,7 @@ func (s *Sim) Inject(_ context.Context, f faults.Fault) error {
 // the other kinds, the backend's own.
 func injectAtBoundary(b *faults.Boundary, f faults.Fault) (done bool, err error) {
 	switch f.Kind {
-	case faults.Conflict, faults.Unavailable, faults.Timeout:
+	case faults.Conflict, faults.Unavailable, faults.Timeout, faults.AmbiguousW:
 		return true, b.Arm(f)
 	}
 	return false, nil
@@ -53,7 +53,7 @@ func refuseInFeatures(backend string, f faults.Fault) error {
 	if spec, _ := faults.Lookup(f.Kind); spec.Trigger == faults.AtSetup {
 		return refuse(backend, f, "it changes the manifests before a make simulate run; a feature declares its Deployment that way (pods ready after …, image tag :never-ready, :crashloop, :does-not-exist)")
 	}
-	return refuse(backend, f, "the features inject conflict, unavailable, timeout, crash, lease-lost and kcm-lag; run it with make simulate --faults")
+	return refuse(backend, f, "the features inject conflict, unavailable, timeout, ambiguous, crash, lease-lost and kcm-lag; run it with make simulate --faults")
 }
 
 // at runs fire f.At from now (at once for @0s: before the step returns).

@@ -16,7 +16,8 @@ import (
 // Boundary is the catalog's API faults at the operator's recording client
 // (judge.Recorder.WrapClient), the boundary both backends of the features
 // (scenarios/cluster: the simulator and a real API server) give the
-// operator: conflict, unavailable and timeout windows, a stalled
+// operator: conflict, unavailable, timeout and ambiguous windows (an
+// ambiguous write is made, then failed: judge.CommitThenFail), a stalled
 // replica's calls, and crash at a call (once, or with p again and again).
 // The operator cannot tell an injected 409 from the API server's. The
 // faults a backend models itself (a crash at a time, lease-lost, kcm-lag)
@@ -55,7 +56,7 @@ func NewBoundary(seed int64, elapsed func() time.Duration, kill func(replica int
 // the backend's; Arm refuses them.
 func (b *Boundary) Arm(f Fault) error {
 	switch f.Kind {
-	case Conflict, Unavailable, Timeout, Crash:
+	case Conflict, Unavailable, Timeout, AmbiguousW, Crash:
 	default:
 		return fmt.Errorf("fault %s is not injected at the operator's API boundary", f)
 	}
@@ -158,7 +159,11 @@ func (b *Boundary) window(op *judge.Op) error {
 		if closed {
 			b.fired[w.fired].End = b.elapsed()
 		}
-		return injectedErr(w.fault.Kind, schema.GroupResource{Resource: strings.ToLower(op.Kind) + "s"}, op.Name)
+		err := injectedErr(w.fault.Kind, schema.GroupResource{Resource: strings.ToLower(op.Kind) + "s"}, op.Name)
+		if w.fault.Kind == AmbiguousW {
+			return &judge.CommitThenFail{Err: err}
+		}
+		return err
 	}
 	return nil
 }
