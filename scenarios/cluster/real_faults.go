@@ -7,13 +7,14 @@ import (
 )
 
 // Inject implements Cluster: the API faults act at the operator's
-// recording client as in the simulator (injectAtBoundary); a crash now is
-// a restart of the operator. What a real cluster cannot produce on demand
-// is refused in one line.
+// recording client as in the simulator (inject); a crash now is a restart
+// of the operator. What a real cluster cannot produce on demand is
+// refused in one line.
 func (r *Real) Inject(ctx context.Context, f faults.Fault) error {
-	if done, err := injectAtBoundary(r.faults, f); done {
-		return err
-	}
+	return inject(r.faults, f, func(f faults.Fault) error { return r.injectOwn(ctx, f) })
+}
+
+func (r *Real) injectOwn(ctx context.Context, f faults.Fault) error {
 	switch f.Kind {
 	case faults.Crash:
 		switch {

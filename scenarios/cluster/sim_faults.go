@@ -8,13 +8,14 @@ import (
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
-// Inject implements Cluster: the API faults (injectAtBoundary) and a
-// crash at a call act at the operator's recording client; a crash at a
-// time, lease-lost and kcm-lag are the simulator's, at f.At from now.
+// Inject implements Cluster: the API faults (inject) and a crash at a
+// call act at the operator's recording client; a crash at a time,
+// lease-lost and kcm-lag are the simulator's, at f.At from now.
 func (s *Sim) Inject(_ context.Context, f faults.Fault) error {
-	if done, err := injectAtBoundary(s.faults, f); done {
-		return err
-	}
+	return inject(s.faults, f, s.injectOwn)
+}
+
+func (s *Sim) injectOwn(f faults.Fault) error {
 	switch f.Kind {
 	case faults.Crash:
 		if f.Call > 0 {
@@ -34,15 +35,15 @@ func (s *Sim) Inject(_ context.Context, f faults.Fault) error {
 	return nil
 }
 
-// injectAtBoundary arms the API faults, which both backends inject at
-// the operator's recording client (faults.Boundary); done is false for
-// the other kinds, the backend's own.
-func injectAtBoundary(b *faults.Boundary, f faults.Fault) (done bool, err error) {
+// inject arms the API faults, which both backends inject at the
+// operator's recording client (faults.Boundary), and hands every other
+// kind to the backend's own.
+func inject(b *faults.Boundary, f faults.Fault, own func(faults.Fault) error) error {
 	switch f.Kind {
 	case faults.Conflict, faults.Unavailable, faults.Timeout, faults.AmbiguousW:
-		return true, b.Arm(f)
+		return b.Arm(f)
 	}
-	return false, nil
+	return own(f)
 }
 
 // refuseInFeatures refuses the catalog's faults that only make simulate
