@@ -19,6 +19,30 @@ Feature: The operator converges through API errors, restarts and leader changes
     And the API image is never written while an old worker pod exists
 
   @real
+  Scenario: the API server answers the operator's next ten calls with 503
+    Given a worker Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 2s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    And the fault "unavailable@1:n=10" is injected
+    When the upgrade "upgrade-v2" is applied
+    Then the phase becomes "Completed" within 5 minutes
+    And 10 calls of the operator were failed by the fault
+    And each Deployment image was written once
+    And the API image is never written while an old worker pod exists
+
+  @real
+  Scenario: the operator's first three writes commit, and it is told they timed out
+    Given a worker Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 2s
+    And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
+    And the Deployments are rolled out
+    And the fault "ambiguous@1:n=3" is injected
+    When the upgrade "upgrade-v2" is applied
+    Then the phase becomes "Completed" within 5 minutes
+    And 3 calls of the operator were failed by the fault
+    And each Deployment image was written once
+    And the API image is never written while an old worker pod exists
+
+  @real
   Scenario: the operator restarts while the worker rolls out
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 3s and terminating in 5s
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
@@ -35,7 +59,7 @@ Feature: The operator converges through API errors, restarts and leader changes
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 5s
     And an API Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 5s
     And the Deployments are rolled out
-    And the operator is killed after each of its API calls with probability 15% and restarted 2 seconds later
+    And the operator is killed before each of its API calls with probability 15% and restarted 2 seconds later
     When the upgrade "upgrade-v2" is applied
     Then the phase becomes "Completed" within 30 minutes
     And the operator was killed at least 10 times

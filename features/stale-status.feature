@@ -18,11 +18,11 @@ Feature: A Deployment's status is trusted only once its generation is observed
     And the API image is never written while an old worker pod exists
 
   @sim-only @C03 @mutants
-  Scenario: C03 the Deployment controller is slow to observe the new worker image
+  Scenario: C03 kube-controller-manager is slow to observe the new worker image
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 2s
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
     And the Deployments are rolled out
-    And the Deployment controller observes every change 3 seconds late
+    And kube-controller-manager observes every change 3 seconds late
     When the upgrade "upgrade-v2" is applied
     Then the phase becomes "Completed" within 5 minutes
     And the operator read the worker Deployment a generation ahead of its observedGeneration

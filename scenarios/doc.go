@@ -5,7 +5,7 @@
 //
 // Running the features (features/*.feature):
 //
-//	cluster              the Cluster the steps talk to, with its two backends: Sim (simulator) and Real (local control plane)
+//	cluster              the Cluster the steps talk to, with its two backends: Sim (simulator) and Real (local control plane); Inject takes a catalog fault
 //	steps/app            the ApplicationUpgrade steps; make test-features (Sim), test-features-real (Real), test-mutants, fidelity
 //	steps/platform       the platform Upgrade steps (features/platform_*.feature) on sim/platformsim
 //
@@ -40,7 +40,7 @@
 //
 // Faults:
 //
-//	faults               the fault catalog of cmd/simulate: Generate, ParseFaults, Run (--seeds, --faults), Shrink; the features still inject through cluster.Faults
+//	faults               the one fault catalog, of cmd/simulate and the features: ParseFaults, Generate, Run (--seeds, --faults), Shrink; Boundary injects at the features' recording client
 //	faults/sweep         the crash-point sweep (make simulate --crash-sweep)
 //	faults/mutants       deliberately weakened policies that the judge must catch (make test-mutants)
 //

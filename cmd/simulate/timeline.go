@@ -22,13 +22,7 @@ func writeTimeline(path, title string, res *simrun.Result, fired []faults.Fired,
 		}
 		in.Order = append(in.Order, u.Spec.Worker.DeploymentRef.Name, u.Spec.API.DeploymentRef.Name)
 	}
-	for _, f := range fired {
-		label := f.Fault.String()
-		if f.Fault.Kind == "" {
-			label = f.Note
-		}
-		in.Faults = append(in.Faults, timeline.Span{Label: label, Start: f.Start.Seconds(), End: f.End.Seconds()})
-	}
+	in.Faults = faults.Spans(fired)
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("create timeline: %w", err)

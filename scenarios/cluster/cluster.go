@@ -1,7 +1,8 @@
 // Package cluster is what the scenario steps talk to: a Cluster runs the
 // operator against either the simulator (Sim) or a real API server (Real,
 // the local control plane), records the history of both the cluster and the
-// operator's calls, and injects faults at the operator's API boundary.
+// operator's calls, and injects the faults of the catalog
+// (scenarios/faults) that the backend can produce (Inject).
 package cluster
 
 import (
@@ -9,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math/rand"
 	"strings"
 	"time"
 
@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/scenarios/faults"
 	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
@@ -30,6 +31,11 @@ const (
 // the real cluster cannot inject on demand); such scenarios are tagged
 // @sim-only.
 var ErrUnsupported = errors.New("not supported on this backend")
+
+// refuse is a backend's one-line refusal of fault f.
+func refuse(backend string, f faults.Fault, why string) error {
+	return fmt.Errorf("fault %s cannot run on the %s backend: %s: %w", f, backend, why, ErrUnsupported)
+}
 
 // Policy is the operator build under test: the product's (the zero value)
 // or a deliberately weakened one (scenarios/faults/mutants).
@@ -82,11 +88,14 @@ type Cluster interface {
 	Eventually(ctx context.Context, what string, timeout time.Duration, cond Condition) error
 	// Consistently fails as soon as cond does not hold during d.
 	Consistently(ctx context.Context, what string, d time.Duration, cond Condition) error
-	// RestartOperator kills the operator process and starts a new one with
-	// a cold cache (the simulator restarts it after a few virtual seconds).
-	RestartOperator(ctx context.Context) error
-	// Faults are the faults injected at the operator's API boundary.
-	Faults() *Faults
+	// Inject injects a fault of the catalog (scenarios/faults, the
+	// syntax of make simulate --faults) now: "@N" counts the operator's API
+	// calls from now, "@T" is the time from now. A fault the backend
+	// cannot produce is refused with one line saying why (wrapping
+	// ErrUnsupported).
+	Inject(ctx context.Context, f faults.Fault) error
+	// Fired lists the faults fired so far (each kill of a crash once).
+	Fired() []faults.Fired
 	// History is what was recorded so far.
 	History() judge.History
 	// Elapsed is the time since the scenario started (virtual in the simulator).
@@ -95,33 +104,24 @@ type Cluster interface {
 	Close(ctx context.Context) error
 }
 
-// SimOnly is implemented by backends that inject faults a real cluster
-// cannot produce on demand.
+// SimOnly is implemented by backends that run more than one operator
+// replica.
 type SimOnly interface {
-	// KillOperatorRandomly kills the operator after each of its API calls
-	// with probability p (seeded) and restarts it after restartAfter.
-	KillOperatorRandomly(p float64, restartAfter time.Duration) error
-	// Kills is how many times the operator was killed so far.
-	Kills() int
-	// SlowDeploymentController delays every event to the Deployment controller by d.
-	SlowDeploymentController(d time.Duration) error
 	// AddStandbyReplica runs a second operator replica under leader
 	// election; the first is the leader.
 	AddStandbyReplica(ctx context.Context) error
-	// StallLeader cuts the leading replica off the API server for d.
-	StallLeader(ctx context.Context, d time.Duration) error
 }
 
 // instrument returns the hooks both backends give the operator's wiring for
 // process replica: customize applies the policy under test to the
 // reconciler and routes its calls through the recording (and faulting)
 // client; wrap applies the policy's wrapper and numbers the reconciles.
-func instrument(p Policy, rec *judge.Recorder, faults *Faults, replica int) (customize func(*controller.ApplicationUpgradeReconciler), wrap func(reconcile.Reconciler) reconcile.Reconciler) {
+func instrument(p Policy, rec *judge.Recorder, b *faults.Boundary, replica int) (customize func(*controller.ApplicationUpgradeReconciler), wrap func(reconcile.Reconciler) reconcile.Reconciler) {
 	customize = func(r *controller.ApplicationUpgradeReconciler) {
 		if p.Customize != nil {
 			p.Customize(r)
 		}
-		r.Client = rec.WrapClient(r.Client, replica, faults)
+		r.Client = rec.WrapClient(r.Client, replica, b)
 	}
 	wrap = func(inner reconcile.Reconciler) reconcile.Reconciler {
 		if p.Wrap != nil {
@@ -154,6 +154,3 @@ func namespaceFor(scenario string, seed int64) string {
 	}
 	return prefix + fmt.Sprintf("-%05x", h.Sum32()&0xfffff)
 }
-
-// rngFor is the scenario's random source for fault schedules.
-func rngFor(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed ^ 0x5eed)) }

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/operator/manager"
+	"github.com/lunadas/upgrade-operator/scenarios/faults"
 	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
@@ -87,18 +87,11 @@ func (l *leaderModel) elect(i int) error {
 // while the replica is stalled, as the operator's own calls do.
 type leaseClient struct {
 	client.Client
-	f       *Faults
+	f       *faults.Boundary
 	replica int
 }
 
-func (c leaseClient) stalled() error {
-	c.f.mu.Lock()
-	defer c.f.mu.Unlock()
-	if c.f.stalled[c.replica] {
-		return apierrors.NewTimeoutError(errStalled.Error(), 1)
-	}
-	return nil
-}
+func (c leaseClient) stalled() error { return c.f.Stalled(c.replica) }
 
 func (c leaseClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 	if err := c.stalled(); err != nil {
@@ -121,27 +114,34 @@ func (c leaseClient) Update(ctx context.Context, obj client.Object, opts ...clie
 	return c.Client.Update(ctx, obj, opts...)
 }
 
-// StallLeader implements SimOnly: the leader's API calls time out and its
-// watches deliver nothing for d.
-func (s *Sim) StallLeader(_ context.Context, d time.Duration) error {
+// leader is the replica that leads now, or an error naming the instant.
+func (s *Sim) leading() (int, error) {
 	if s.leader == nil {
-		return fmt.Errorf("no leader election: add a standby replica first")
+		return -1, fmt.Errorf("no leader election: add a standby replica first")
 	}
-	i := -1
 	for j, le := range s.leader.electors {
 		if le.Leading() {
-			i = j
+			return j, nil
 		}
 	}
-	if i < 0 {
-		return fmt.Errorf("no replica leads at virtual %s", simulator.FormatElapsed(s.env.Sim.Elapsed()))
+	return -1, fmt.Errorf("no replica leads at virtual %s", simulator.FormatElapsed(s.env.Sim.Elapsed()))
+}
+
+// stallLeader is lease-lost: the leader's API calls time out and its
+// watches deliver nothing for the fault's window.
+func (s *Sim) stallLeader(f faults.Fault) {
+	d := f.Dur("for")
+	i, err := s.leading()
+	if err != nil {
+		s.faults.Record(f, 0, err.Error())
+		return
 	}
 	c := s.ops[i]
-	s.faults.stall(i, true)
+	s.faults.Stall(i, true)
 	c.SetDelivery(func(simulator.WatchEvent) (time.Duration, bool) { return 0, true })
+	s.faults.Record(f, d, fmt.Sprintf("operator replica %d's network stalls for %s: every API call it makes times out", i, d))
 	s.env.Sim.Schedule(d, fmt.Sprintf("network of replica %d back", i), func() {
-		s.faults.stall(i, false)
+		s.faults.Stall(i, false)
 		c.SetDelivery(nil)
 	})
-	return nil
 }

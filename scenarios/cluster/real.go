@@ -22,6 +22,7 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/operator/manager"
+	"github.com/lunadas/upgrade-operator/scenarios/faults"
 	"github.com/lunadas/upgrade-operator/scenarios/judge"
 	"github.com/lunadas/upgrade-operator/scenarios/real/controlplane"
 	"github.com/lunadas/upgrade-operator/scenarios/real/realcluster"
@@ -90,7 +91,7 @@ type Real struct {
 	ns     string
 	start  time.Time
 	rec    *judge.Recorder
-	faults *Faults
+	faults *faults.Boundary
 	obs    *realcluster.Observer
 
 	mu  sync.Mutex
@@ -102,7 +103,8 @@ var _ Cluster = (*Real)(nil)
 // NewReal creates the scenario's namespace, starts recording its objects
 // and starts the operator.
 func NewReal(ctx context.Context, suite *RealSuite, opts Options) (*Real, error) {
-	r := &Real{suite: suite, opts: opts, ns: namespaceFor(opts.Scenario, time.Now().UnixNano()), start: time.Now(), faults: newFaults()}
+	r := &Real{suite: suite, opts: opts, ns: namespaceFor(opts.Scenario, time.Now().UnixNano()), start: time.Now()}
+	r.faults = faults.NewBoundary(opts.Seed, r.Elapsed, nil)
 	if opts.Nodes > 1 {
 		if suite.ControlPlane == nil {
 			return nil, fmt.Errorf("scenario %q needs %d nodes: the real backend adds nodes only to the local control plane, not to a cluster given by kubeconfig", opts.Scenario, opts.Nodes)
@@ -244,9 +246,6 @@ func (r *Real) RestartOperator(ctx context.Context) error {
 	}
 	return r.startOperator(ctx)
 }
-
-// Faults implements Cluster.
-func (r *Real) Faults() *Faults { return r.faults }
 
 // HistorySync bounds how long History waits for the watches to catch up.
 const HistorySync = 30 * time.Second

@@ -3,13 +3,13 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"math/rand"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/scenarios/faults"
 	"github.com/lunadas/upgrade-operator/scenarios/judge"
 	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
@@ -26,12 +26,10 @@ type Sim struct {
 	opts   Options
 	env    *simrun.Env
 	rec    *judge.Recorder
-	faults *Faults
+	faults *faults.Boundary
 	ns     string
-	rng    *rand.Rand
 	ops    []*simulator.Controller // operator processes by replica
 	leader *leaderModel
-	kills  int
 }
 
 var (
@@ -41,7 +39,8 @@ var (
 
 // NewSim creates the simulation of one scenario with the operator running.
 func NewSim(ctx context.Context, opts Options) (*Sim, error) {
-	s := &Sim{opts: opts, faults: newFaults(), ns: namespaceFor(opts.Scenario, opts.Seed), rng: rngFor(opts.Seed)}
+	s := &Sim{opts: opts, ns: namespaceFor(opts.Scenario, opts.Seed)}
+	s.faults = faults.NewBoundary(opts.Seed, s.Elapsed, s.kill)
 	s.rec = judge.NewRecorder(simulator.DefaultStart, func() time.Time { return s.env.Sim.Now() })
 	s.rec.SetTemplateHash(simulator.PodTemplateHash)
 	customize, wrap := s.hooks(0)
@@ -118,18 +117,6 @@ func (s *Sim) Consistently(ctx context.Context, what string, d time.Duration, co
 	return err
 }
 
-// RestartOperator implements Cluster: the process dies at once and is
-// back after RestartDelay with a cold cache.
-func (s *Sim) RestartOperator(context.Context) error {
-	op := s.ops[0]
-	op.Crash()
-	s.env.Sim.Schedule(RestartDelay, "operator restart", op.Restart)
-	return nil
-}
-
-// Faults implements Cluster.
-func (s *Sim) Faults() *Faults { return s.faults }
-
 // History implements Cluster.
 func (s *Sim) History() judge.History { return s.rec.History() }
 
@@ -138,28 +125,3 @@ func (s *Sim) Elapsed() time.Duration { return s.env.Sim.Elapsed() }
 
 // Close implements Cluster.
 func (s *Sim) Close(context.Context) error { return nil }
-
-// KillOperatorRandomly implements SimOnly.
-func (s *Sim) KillOperatorRandomly(p float64, restartAfter time.Duration) error {
-	s.faults.mu.Lock()
-	defer s.faults.mu.Unlock()
-	s.faults.after = func(op *judge.Op) {
-		c := s.ops[op.Replica]
-		if c.Crashed() || s.rng.Float64() >= p {
-			return
-		}
-		c.Crash()
-		s.kills++
-		s.env.Sim.Schedule(restartAfter, "operator restart", c.Restart)
-	}
-	return nil
-}
-
-// Kills implements SimOnly.
-func (s *Sim) Kills() int { return s.kills }
-
-// SlowDeploymentController implements SimOnly.
-func (s *Sim) SlowDeploymentController(d time.Duration) error {
-	s.env.Sim.Controller(simulator.DeploymentControllerName).SetWatchDelay(d)
-	return nil
-}

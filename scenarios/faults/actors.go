@@ -17,6 +17,10 @@ import (
 func (in *Injector) fireTimed(f Fault) {
 	switch f.Kind {
 	case Crash:
+		if f.Float("p") > 0 {
+			in.startRandomKills(f)
+			return
+		}
 		in.crash(in.target(), f)
 	case Stale:
 		in.stale(f)

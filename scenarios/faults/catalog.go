@@ -16,6 +16,7 @@ package faults
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -96,8 +97,8 @@ var (
 
 // Catalog lists every fault in the order of docs/faults.md.
 var Catalog = []Spec{
-	{Kind: Conflict, Trigger: AtCall, Params: []Param{count},
-		Doc:       "the operator's next n writes from its N-th API call fail with 409 Conflict, without effect",
+	{Kind: Conflict, Trigger: AtCall, Params: []Param{count, {"per", "call", "call: the next n writes fail; target: the first n attempts of each write target (object and subresource) fail"}},
+		Doc:       "the operator's next n writes from its N-th API call fail with 409 Conflict, without effect (per=target: the first n attempts of every write, object by object)",
 		RealWorld: "another writer changed the object between the operator's read and its write (optimistic concurrency), C08"},
 	{Kind: Unavailable, Trigger: AtCall, Params: []Param{count},
 		Doc:       "the operator's next n API calls fail with 503 Service Unavailable, without effect",
@@ -115,8 +116,9 @@ var Catalog = []Spec{
 	{Kind: Drop, Trigger: AtTime, Params: []Param{window, kindAll},
 		Doc:       "the operator's watch loses every event of the kind; at the end the informer relists and delivers what changed",
 		RealWorld: "a watch connection dropped or expired (410 Gone, too old resourceVersion), followed by the reflector's relist"},
-	{Kind: Crash, Trigger: AtCallOrTime, Params: []Param{{"down", "2s", "how long the process is down before it restarts"}},
-		Doc:       "the operator's process is killed before its N-th API call (or at a time) and restarts with a cold cache",
+	{Kind: Crash, Trigger: AtCallOrTime, Params: []Param{{"down", "2s", "how long the process is down before it restarts"},
+		{"p", "0", "a percentage: from @ on, the process is killed before each of its API calls with this probability (seeded), again and again; 0: once"}},
+		Doc:       "the operator's process is killed before its N-th API call (or at a time) and restarts with a cold cache (p>0: before each later call with probability p%)",
 		RealWorld: "OOM kill, eviction, node drain, panic, a rollout of the operator itself (C09)"},
 	{Kind: LeaseLost, Trigger: AtTime, Params: []Param{{"for", "20s", "how long the leader's network stalls"}},
 		Doc: "two replicas with leader election (a Lease in the store: 15 s duration, 10 s renew deadline, 2 s retry); the leader's " +
@@ -231,6 +233,12 @@ func (f Fault) Int(name string) int {
 	var n int
 	fmt.Sscan(f.Args[name], &n)
 	return n
+}
+
+// Float reads a number parameter.
+func (f Fault) Float(name string) float64 {
+	v, _ := strconv.ParseFloat(f.Args[name], 64)
+	return v
 }
 
 // Dur reads a duration parameter.

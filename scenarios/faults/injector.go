@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/operator/controller"
+	"github.com/lunadas/upgrade-operator/scenarios/render/timeline"
 	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
@@ -46,6 +48,20 @@ type Fired struct {
 	Fault      Fault
 	Start, End time.Duration
 	Note       string
+}
+
+// Spans are the fired faults as the timeline's shaded windows, each
+// labelled with its spec (a model's event with its note).
+func Spans(fired []Fired) []timeline.Span {
+	out := make([]timeline.Span, 0, len(fired))
+	for _, f := range fired {
+		label := f.Fault.String()
+		if f.Fault.Kind == "" {
+			label = f.Note
+		}
+		out = append(out, timeline.Span{Label: label, Start: f.Start.Seconds(), End: f.End.Seconds()})
+	}
+	return out
 }
 
 // Write is a Deployment write by the operator that changed its images
@@ -90,6 +106,8 @@ type Injector struct {
 	hotLoop     bool
 	byCall      map[int][]Fault
 	windows     []*callWindow
+	randomKills []Fault    // crash faults with p > 0, armed
+	rng         *rand.Rand // their draws, from the schedule's seed (made when one is armed)
 	fired       []Fired
 	writes      map[string]int
 	writeLog    []Write
@@ -106,14 +124,6 @@ type Injector struct {
 }
 
 var _ simrun.Injector = (*Injector)(nil)
-
-// callWindow is an API fault armed at a call: it fails the next n
-// matching calls.
-type callWindow struct {
-	fault     Fault
-	remaining int
-	fired     int // index in Injector.fired
-}
 
 // NewInjector returns an injector for sched writing a line per fault to
 // transcript (may be nil). objs are the run's objects as prepared (setup
@@ -251,6 +261,9 @@ func (in *Injector) intercept(req simulator.APIRequest) error {
 			return err
 		}
 	}
+	if err := in.randomKill(p); err != nil {
+		return err
+	}
 	if p.stalled() {
 		return timeoutErr()
 	}
@@ -261,24 +274,20 @@ func (in *Injector) intercept(req simulator.APIRequest) error {
 	if in.leaseMode && write {
 		in.checkLeader(p, req)
 	}
+	target := writeTarget(req.GVK.Kind, types.NamespacedName{Namespace: req.Namespace, Name: req.Name}, req.Subresource)
 	for _, w := range in.windows {
-		if w.remaining == 0 || (!write && (w.fault.Kind == Conflict || w.fault.Kind == AmbiguousW)) {
+		hit, closed := w.hit(write, target)
+		if !hit {
 			continue
 		}
-		w.remaining--
-		if w.remaining == 0 {
+		if closed {
 			in.fired[w.fired].End = in.sim.Elapsed()
 		}
-		switch w.fault.Kind {
-		case Conflict:
-			return conflictErr(req)
-		case Unavailable:
-			return unavailableErr()
-		case Timeout:
-			return timeoutErr()
-		case AmbiguousW:
-			return simulator.Ambiguous(timeoutErr())
+		err := injectedErr(w.fault.Kind, groupResource(req.GVK), req.Name)
+		if w.fault.Kind == AmbiguousW {
+			return simulator.Ambiguous(err)
 		}
+		return err
 	}
 	return nil
 }
@@ -296,20 +305,38 @@ func isWrite(verb string) bool {
 func (in *Injector) fireAtCall(p *process, f Fault) error {
 	switch f.Kind {
 	case Crash:
+		if f.Float("p") > 0 {
+			in.startRandomKills(f)
+			return in.randomKill(p)
+		}
 		in.crash(p, f)
 		return errKilled
 	case Conflict, Unavailable, Timeout, AmbiguousW:
-		idx := in.record(f, 0, fmt.Sprintf("the next %d %s of the operator fail", f.Int("n"), callNoun(f.Kind)))
-		in.windows = append(in.windows, &callWindow{fault: f, remaining: f.Int("n"), fired: idx})
+		idx := in.record(f, 0, windowNote(f))
+		in.windows = append(in.windows, newCallWindow(f, idx))
 	}
 	return nil
 }
 
-func callNoun(k Kind) string {
-	if k == Conflict || k == AmbiguousW {
-		return "writes"
+// startRandomKills arms a crash with p > 0: from now on every API call of
+// the operator may kill it (randomKill).
+func (in *Injector) startRandomKills(f Fault) {
+	in.record(f, 0, fmt.Sprintf("from now on the operator is killed before each API call with probability %s%%, down %s each time", f.Str("p"), f.Str("down")))
+	in.randomKills = append(in.randomKills, f)
+	if in.rng == nil {
+		in.rng = newKillRand(in.sched.Seed)
 	}
-	return "API calls"
+}
+
+// randomKill kills p before its call as the armed random crashes draw.
+func (in *Injector) randomKill(p *process) error {
+	for _, f := range in.randomKills {
+		if p.alive && in.rng.Float64()*100 < f.Float("p") {
+			in.crash(p, f)
+			return errKilled
+		}
+	}
+	return nil
 }
 
 // record logs a fired fault (a line in the transcript) and returns its

@@ -265,8 +265,8 @@ func images(d *appsv1.Deployment) string {
 }
 
 // Injected API errors.
-func conflictErr(req simulator.APIRequest) error {
-	return apierrors.NewConflict(groupResource(req.GVK), req.Name,
+func conflictErr(gr schema.GroupResource, name string) error {
+	return apierrors.NewConflict(gr, name,
 		fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again (injected)"))
 }
 

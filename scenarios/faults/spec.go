@@ -182,6 +182,14 @@ func validate(f Fault) error {
 			err = oneOf(v, "all", "upgrades", "deployments", "replicasets", "pods", "statefulsets", "daemonsets", "controllerrevisions")
 		case "field":
 			err = oneOf(v, "labels", "annotations", "replicas", "restart")
+		case "per":
+			err = oneOf(v, "call", "target")
+		case "p":
+			var p float64
+			p, err = strconv.ParseFloat(v, 64)
+			if err == nil && (p < 0 || p > 100) {
+				err = fmt.Errorf("want a percentage from 0 to 100")
+			}
 		case "node":
 			if v == "" {
 				err = fmt.Errorf("empty")

@@ -10,7 +10,6 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 	"github.com/lunadas/upgrade-operator/scenarios/render/timeline"
 )
 
@@ -38,7 +37,7 @@ func (r *Result) WriteArtifacts(dir string, h History, notes string) error {
 	}
 	var errs []error
 	errs = append(errs, porcupine.VisualizePath(Model, r.visualization(h), filepath.Join(dir, VisualizationFile)))
-	errs = append(errs, writeTimeline(filepath.Join(dir, TimelineFile), h.Events(), notes))
+	errs = append(errs, writeTimeline(filepath.Join(dir, TimelineFile), h, notes))
 	facts := make([]any, len(h.Facts))
 	for i := range h.Facts {
 		facts[i] = h.Facts[i].Event
@@ -75,7 +74,7 @@ func (r *Result) visualization(h History) porcupine.LinearizationInfo {
 	return r.info
 }
 
-func writeTimeline(path string, events []eventlog.Event, title string) error {
+func writeTimeline(path string, h History, title string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("create timeline: %w", err)
@@ -86,7 +85,7 @@ func writeTimeline(path string, events []eventlog.Event, title string) error {
 	if i := strings.IndexByte(title, '\n'); i > 0 {
 		title = title[:i]
 	}
-	if err := timeline.Render(f, timeline.Input{Title: title, Events: events}); err != nil {
+	if err := timeline.Render(f, timeline.Input{Title: title, Events: h.Events(), Faults: h.Faults}); err != nil {
 		f.Close()
 		return fmt.Errorf("write timeline %s: %w", path, err)
 	}

@@ -22,11 +22,20 @@ import (
 // same hook works on both backends: the recording client is the operator's
 // only way to the API.
 type Faults interface {
-	// Inject returns the error op fails with (the API is not called), or nil.
+	// Inject returns the error op fails with (the API is not called), or
+	// nil; a *CommitThenFail makes the call, then fails it.
 	Inject(op *Op) error
 	// After is called when the call has returned (or failed).
 	After(op *Op)
 }
+
+// CommitThenFail is an ambiguous write: the API is called (the write
+// commits) and the operator is told Err, so it cannot tell the write
+// happened. The history records the call as failed; Judge finds the
+// committed write in the event log (LogWrites).
+type CommitThenFail struct{ Err error }
+
+func (e *CommitThenFail) Error() string { return e.Err.Error() }
 
 // WrapClient returns c recording every call into r as made by operator
 // process replica, failing calls faults injects (faults may be nil).
@@ -52,14 +61,20 @@ func (c *recordingClient) do(ctx context.Context, verb, sub string, obj runtime.
 		op.Reconcile, op.Request, op.Upgrade, op.PrevPhase, op.PrevComponents = info.n, info.request, info.upgrade, info.phase, info.comps
 	}
 	c.r.begin(op)
-	var err error
+	var err, after error
 	if c.faults != nil {
 		if err = c.faults.Inject(op); err != nil {
 			op.Injected = true
 		}
+		if a, ok := err.(*CommitThenFail); ok {
+			err, after = nil, a.Err
+		}
 	}
 	if err == nil {
 		err = fn()
+	}
+	if err == nil && after != nil {
+		err = after
 	}
 	if err != nil {
 		op.Err = err.Error()

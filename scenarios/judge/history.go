@@ -13,6 +13,7 @@ import (
 	"cmp"
 
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/render/timeline"
 )
 
 // Fact is one entry of the detailed event log with its place in the
@@ -173,6 +174,9 @@ type History struct {
 	// cluster's watch had not caught up when the history was taken); Check
 	// fails such a history rather than judge it on a partial record.
 	Incomplete string `json:"incomplete,omitempty"`
+	// Faults are the windows of the faults that fired, shaded on the
+	// timeline of a failure (faults.Spans).
+	Faults []timeline.Span `json:"-"`
 }
 
 // Events returns the facts as an event log, in recording order.

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,8 +15,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
+	"github.com/lunadas/upgrade-operator/scenarios/render/timeline"
 )
 
 // builder writes histories by hand: facts get consecutive resourceVersions,
@@ -195,6 +199,11 @@ func TestWriteArtifacts(t *testing.T) {
 	verdict, _ := os.ReadFile(filepath.Join(dir, VerdictFile))
 	assert.Contains(t, string(verdict), "seed 1")
 	assert.Contains(t, string(verdict), "Illegal")
+
+	b.h.Faults = []timeline.Span{{Label: "conflict@1:n=5:per=target", Start: 1, End: 3}}
+	require.NoError(t, r.WriteArtifacts(dir, b.h, "seed 1"))
+	svg, _ := os.ReadFile(filepath.Join(dir, TimelineFile))
+	assert.Contains(t, string(svg), "conflict@1:n=5:per=target", "the timeline shades the faults that fired")
 }
 
 func TestRecorderLiveFollowsTheWatch(t *testing.T) {
@@ -239,4 +248,26 @@ func TestVisualizationAnnotatesPodsAndWrites(t *testing.T) {
 	html, err := os.ReadFile(filepath.Join(dir, VisualizationFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(html), "w-old (OLD, hash h-w:1)")
+}
+
+// ambiguous fails every call after making it.
+type ambiguous struct{}
+
+var errLost = errors.New("the response was lost")
+
+func (ambiguous) Inject(*Op) error { return &CommitThenFail{Err: errLost} }
+func (ambiguous) After(*Op)        {}
+
+func TestCommitThenFailMakesTheCallThenFailsIt(t *testing.T) {
+	inner := fake.NewClientBuilder().Build()
+	r := NewRecorder(time.Time{}, time.Now)
+	c := r.WrapClient(inner, 0, ambiguous{})
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cm"}}
+	err := c.Create(t.Context(), cm)
+	require.ErrorIs(t, err, errLost, "the operator is told the write failed")
+	require.NoError(t, inner.Get(t.Context(), client.ObjectKeyFromObject(cm), &corev1.ConfigMap{}), "yet it committed")
+	ops := r.History().Ops
+	require.Len(t, ops, 1)
+	assert.True(t, ops[0].Injected)
+	assert.False(t, ops[0].OK())
 }

@@ -23,6 +23,7 @@ import (
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/scenarios/cluster"
+	"github.com/lunadas/upgrade-operator/scenarios/faults"
 	"github.com/lunadas/upgrade-operator/scenarios/judge"
 	"github.com/lunadas/upgrade-operator/scenarios/real/realcluster"
 	"github.com/lunadas/upgrade-operator/scenarios/real/realnode"
@@ -77,6 +78,7 @@ func (s *scenario) finish(ctx context.Context, p *godog.Scenario, stepErr error)
 		return out, nil
 	}
 	h := s.cl.History()
+	h.Faults = faults.Spans(s.cl.Fired())
 	out.History, out.Elapsed = h, s.cl.Elapsed()
 	res := judge.Judge(judge.Input{History: h})
 	checkErr := res.Err()
@@ -142,6 +144,7 @@ func (s *scenario) register(sc *godog.ScenarioContext) {
 		return ctx, nil
 	})
 	s.registerSetup(sc)
+	s.registerFaults(sc)
 	s.registerActions(sc)
 	s.registerThen(sc)
 	s.registerGraph(sc)
@@ -153,10 +156,29 @@ func (s *scenario) registerSetup(sc *godog.ScenarioContext) {
 	sc.Step(`^the Deployments are rolled out$`, s.rolledOut)
 	sc.Step(`^the Deployment controller has published every rollout complete$`, s.countersComplete)
 	sc.Step(`^a ResourceQuota "([^"]+)" allowing (\d+) pods$`, s.podQuota)
-	sc.Step(`^the first (\d+) attempts of every write by the operator are rejected with Conflict$`, s.rejectWrites)
-	sc.Step(`^the operator is killed after each of its API calls with probability (\d+)% and restarted (\d+) seconds? later$`, s.killRandomly)
-	sc.Step(`^the Deployment controller observes every change (\d+) seconds? late$`, s.slowDeploymentController)
 	sc.Step(`^a second operator replica is on standby under leader election$`, s.standby)
+}
+
+// registerFaults binds the fault steps: the catalog's spec itself, and
+// the wordings that read better, each one catalog fault.
+func (s *scenario) registerFaults(sc *godog.ScenarioContext) {
+	sc.Step(`^the faults? "([^"]+)" (?:is|are) injected$`, s.inject)
+	sc.Step(`^the first (\d+) attempts of every write by the operator are rejected with Conflict$`,
+		func(ctx context.Context, n int) error {
+			return s.inject(ctx, fmt.Sprintf("conflict@1:n=%d:per=target", n))
+		})
+	sc.Step(`^the operator is killed before each of its API calls with probability (\d+)% and restarted (\d+) seconds? later$`,
+		func(ctx context.Context, p, down int) error {
+			return s.inject(ctx, fmt.Sprintf("crash@1:p=%d:down=%ds", p, down))
+		})
+	// "every change": for the scenario's longest wait and more
+	sc.Step(`^kube-controller-manager observes every change (\d+) seconds? late$`,
+		func(ctx context.Context, n int) error {
+			return s.inject(ctx, fmt.Sprintf("kcm-lag@0s:lag=%ds:for=1h", n))
+		})
+	sc.Step(`^the operator restarts$`, func(ctx context.Context) error { return s.inject(ctx, "crash@0s") })
+	sc.Step(`^the leader's network stalls for (\d+) seconds$`,
+		func(ctx context.Context, n int) error { return s.inject(ctx, fmt.Sprintf("lease-lost@0s:for=%ds", n)) })
 }
 
 func (s *scenario) registerActions(sc *godog.ScenarioContext) {
@@ -164,8 +186,6 @@ func (s *scenario) registerActions(sc *godog.ScenarioContext) {
 	sc.Step(`^the upgrade "([^"]+)" is applied with (.+)$`, s.apply)
 	sc.Step(`^the upgrade "([^"]+)" is changed to (.+)$`, s.change)
 	sc.Step(`^the (worker|API) Deployment is scaled to (\d+) replicas?$`, s.scale)
-	sc.Step(`^the operator restarts$`, func(ctx context.Context) error { return s.cl.RestartOperator(ctx) })
-	sc.Step(`^the leader's network stalls for (\d+) seconds$`, s.stallLeader)
 	sc.Step(`^the phase becomes "([^"]+)" within (\d+) (seconds?|minutes?)$`, func(ctx context.Context, phase string, n int, unit string) error {
 		return s.phaseBecomes(ctx, "", phase, n, unit)
 	})
@@ -260,49 +280,28 @@ func (s *scenario) podQuota(ctx context.Context, name string, n int) error {
 	})
 }
 
-func (s *scenario) rejectWrites(n int) error {
-	s.cl.Faults().RejectWrites(n)
+// inject injects the faults of spec, in the catalog's syntax (make
+// simulate --faults, docs/faults.md), now: "@N" counts the operator's API
+// calls from this step, "@T" is the time from it.
+func (s *scenario) inject(ctx context.Context, spec string) error {
+	fs, err := faults.ParseFaults(spec)
+	if err != nil {
+		return err
+	}
+	for _, f := range fs {
+		if err := s.cl.Inject(ctx, f); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-func (s *scenario) simOnly() (cluster.SimOnly, error) {
+func (s *scenario) standby(ctx context.Context) error {
 	so, ok := s.cl.(cluster.SimOnly)
 	if !ok {
-		return nil, fmt.Errorf("this fault needs the simulator (tag the scenario @sim-only): %w", cluster.ErrUnsupported)
-	}
-	return so, nil
-}
-
-func (s *scenario) killRandomly(percent, seconds int) error {
-	so, err := s.simOnly()
-	if err != nil {
-		return err
-	}
-	return so.KillOperatorRandomly(float64(percent)/100, time.Duration(seconds)*time.Second)
-}
-
-func (s *scenario) slowDeploymentController(seconds int) error {
-	so, err := s.simOnly()
-	if err != nil {
-		return err
-	}
-	return so.SlowDeploymentController(time.Duration(seconds) * time.Second)
-}
-
-func (s *scenario) standby(ctx context.Context) error {
-	so, err := s.simOnly()
-	if err != nil {
-		return err
+		return fmt.Errorf("a second operator replica needs the simulator (tag the scenario @sim-only): %w", cluster.ErrUnsupported)
 	}
 	return so.AddStandbyReplica(ctx)
-}
-
-func (s *scenario) stallLeader(ctx context.Context, seconds int) error {
-	so, err := s.simOnly()
-	if err != nil {
-		return err
-	}
-	return so.StallLeader(ctx, time.Duration(seconds)*time.Second)
 }
 
 // role returns the Deployment declared for role, or its default.

@@ -46,6 +46,7 @@ func (s *scenario) registerThen(sc *godog.ScenarioContext) {
 	sc.Step(`^every write of the operator was rejected (\d+) times before it succeeded$`, s.rejectedBeforeSuccess)
 	sc.Step(`^the rejected attempts of each write were spread over at least (\d+) milliseconds$`, s.backoffSpread)
 	sc.Step(`^the operator was killed at least (\d+) times$`, s.killedAtLeast)
+	sc.Step(`^(\d+) calls of the operator were failed by the fault$`, s.injectedCalls)
 	sc.Step(`^the standby replica took over and wrote$`, s.standbyWrote)
 }
 

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -12,27 +13,8 @@ import (
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/appupgrade/webhook"
-	"github.com/lunadas/upgrade-operator/scenarios/judge"
+	"github.com/lunadas/upgrade-operator/scenarios/faults"
 )
-
-func TestRejectWritesPerTarget(t *testing.T) {
-	f := newFaults()
-	f.RejectWrites(2)
-	patch := &judge.Op{Verb: "patch", Kind: "Deployment", Name: "w"}
-	status := &judge.Op{Verb: "patch", Kind: "ApplicationUpgrade", Name: "u", Sub: "status"}
-	get := &judge.Op{Verb: "get", Kind: "Deployment", Name: "w"}
-	assert.NoError(t, f.Inject(get), "reads are never rejected")
-	assert.True(t, apierrors.IsConflict(f.Inject(patch)))
-	assert.True(t, apierrors.IsConflict(f.Inject(status)), "each target has its own count")
-	assert.True(t, apierrors.IsConflict(f.Inject(patch)))
-	assert.NoError(t, f.Inject(patch), "the third attempt goes through")
-	assert.True(t, apierrors.IsConflict(f.Inject(status)))
-	assert.NoError(t, f.Inject(status))
-
-	f.stall(1, true)
-	assert.True(t, apierrors.IsTimeout(f.Inject(&judge.Op{Replica: 1, Verb: "get"})))
-	assert.NoError(t, f.Inject(&judge.Op{Replica: 0, Verb: "get"}))
-}
 
 func TestNamespaceForIsAValidName(t *testing.T) {
 	for _, name := range []string{"C01 a single old worker pod uses its whole grace period, and more words than fit", "!!", "C12 the worker Deployment does not exist, then the spec is fixed"} {
@@ -71,4 +53,32 @@ func admitAlone(obj client.Object) error {
 		return err
 	}
 	return denial(webhook.Check(nil, hub, nil))
+}
+
+func TestSimRefusesWhatTheFeaturesCannotInjectInOneLine(t *testing.T) {
+	s, err := NewSim(t.Context(), Options{Scenario: "refusals", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for spec, want := range map[string]string{
+		"node-lost@1s":          "run it with make simulate --faults",
+		"bad-image:dep=api":     "changes the manifests before a make simulate run",
+		"lease-lost@0s":         "add a standby replica first",
+		"unavailable@1:n=2":     "",
+		"crash@1:p=10":          "",
+		"kcm-lag@0s:lag=1s":     "",
+		"conflict@1:per=target": "",
+	} {
+		fs, err := faults.ParseFaults(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Inject(t.Context(), fs[0])
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", spec, err)
+		case want != "" && (!errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%s: %v, want one line containing %q", spec, err, want)
+		}
+	}
 }

@@ -1,0 +1,42 @@
+package cluster
+
+import (
+	"context"
+
+	"github.com/lunadas/upgrade-operator/scenarios/faults"
+)
+
+// Inject implements Cluster: the API faults act at the operator's
+// recording client as in the simulator (inject); a crash now is a restart
+// of the operator. What a real cluster cannot produce on demand is
+// refused in one line.
+func (r *Real) Inject(ctx context.Context, f faults.Fault) error {
+	return inject(r.faults, f, func(f faults.Fault) error { return r.injectOwn(ctx, f) })
+}
+
+func (r *Real) injectOwn(ctx context.Context, f faults.Fault) error {
+	switch f.Kind {
+	case faults.Crash:
+		switch {
+		case f.Call > 0 || f.Float("p") > 0:
+			return refuse(BackendReal, f, "the in-process manager cannot be killed inside its own API call; crash@0s restarts it between steps")
+		case f.At > 0:
+			return refuse(BackendReal, f, "a step's fault fires at once (@0s) on a real cluster: nothing schedules it later")
+		case f.Str("down") != "2s":
+			return refuse(BackendReal, f, "down is the simulator's: a new manager starts as soon as the old one has stopped")
+		}
+		if err := r.RestartOperator(ctx); err != nil {
+			return err
+		}
+		r.faults.Record(f, 0, "the operator's manager stopped and a new one started with a cold cache")
+		return nil
+	case faults.LeaseLost:
+		return refuse(BackendReal, f, "the real backend runs one operator replica, not two under leader election")
+	case faults.KCMLag:
+		return refuse(BackendReal, f, "the watches of the real kube-controller-manager cannot be delayed from outside")
+	}
+	return refuseInFeatures(BackendReal, f)
+}
+
+// Fired implements Cluster.
+func (r *Real) Fired() []faults.Fired { return r.faults.Fired() }
