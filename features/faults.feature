@@ -42,6 +42,22 @@ Feature: The operator converges through API errors, restarts and leader changes
     And each Deployment image was written once
     And the API image is never written while an old worker pod exists
 
+  @real @process @C09
+  Scenario: C09 the operator process is killed with SIGKILL during the worker rollout
+    On a real cluster the operator is the product's binary, a process of its
+    own; SIGKILL gives it no chance to finish a call or to clean up, and the
+    new process starts with a cold cache and knows only what the cluster
+    says. The kill moments are drawn from the scenario's seed.
+    Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 3s and terminating in 5s
+    And an API Deployment with 1 replica, pods ready after 1s and terminating in 2s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied
+    And the operator is killed with SIGKILL 5 times during the worker rollout
+    Then the phase becomes "Completed" within 5 minutes
+    And every kill came during the worker rollout
+    And each Deployment image was written once
+    And the API image is never written while an old worker pod exists
+
   @sim-only @C10
   Scenario: C10 the leader loses its lease in the middle of the worker's rollout
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 5s and terminating in 10s

@@ -24,7 +24,29 @@ func (s *scenario) neverEarly() error {
 	if rep.APIWrites == 0 {
 		return fmt.Errorf("the API image was never written, so the ordering was not exercised")
 	}
-	return nil
+	return s.decidedAfterOldPods()
+}
+
+// decidedAfterOldPods: the upgrade's status entered UpgradingAPI only once
+// no old worker pod existed, as the event log shows it. An in-process
+// operator's status writes are judged so by the porcupine model too; an
+// out-of-process one's are not recorded, so the step looks at the log.
+func (s *scenario) decidedAfterOldPods() error {
+	if len(s.order) != 1 {
+		return nil // several upgrades: the judge's model and per-edge ordering
+	}
+	name, worker := s.order[0], s.role(roleWorker).name
+	var err error
+	eventlog.Replay(s.cl.History().Events(), func(st *eventlog.State) {
+		e := st.Event
+		if err != nil || e.Event != eventlog.Phase || e.Name != name || e.Phase != string(upgradesv1alpha1.PhaseUpgradingAPI) {
+			return
+		}
+		if old := st.OldPods(s.cl.Namespace(), worker); len(old) > 0 {
+			err = fmt.Errorf("t=%.3fs: upgrade %s entered %s while old worker pods %v still existed", e.T, name, e.Phase, old)
+		}
+	})
+	return err
 }
 
 func (s *scenario) handoff(seconds int) error {
