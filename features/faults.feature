@@ -5,7 +5,7 @@ Feature: The operator converges through API errors, restarts and leader changes
   restarted operator resumes where the cluster is, and a new leader takes
   over without two writers at once.
 
-  @real @C08
+  @real @in-process @C08
   Scenario: C08 every write is rejected with Conflict five times first
     Given a worker Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 3s
     And an API Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 3s

@@ -147,15 +147,22 @@ func startRealSuite(logf func(string, ...any)) (*cluster.RealSuite, error) {
 // -real.operator=process; the simulator runs them as any other.
 const ProcessTag = "@process"
 
+// InProcessTag marks the @real scenarios that need the operator in the
+// test process (a fault at its API boundary): -real.operator=process leaves
+// them out.
+const InProcessTag = "@in-process"
+
 // realTags selects the @real scenarios (with -real.node, the @real-node
-// ones among them; in-process, not the ProcessTag ones), also filtered by
-// extra.
+// ones among them; in-process, not the ProcessTag ones; out of process,
+// not the InProcessTag ones), also filtered by extra.
 func realTags(extra string) string {
 	and := "@real"
 	if *realNode {
 		and += " && " + RealNodeTag
 	}
-	if *realOperator != "process" {
+	if *realOperator == "process" {
+		and += " && ~" + InProcessTag
+	} else {
 		and += " && ~" + ProcessTag
 	}
 	return AndTags(and, extra)

@@ -192,7 +192,10 @@ func (s *scenario) wroteNothingBefore(writer, other, phase string) error {
 	}
 	wrote := false
 	for _, op := range s.operatorWrites("") {
-		if op.Request != s.cl.Namespace()+"/"+writer {
+		// a write read from the event log (the operator out of process) is
+		// the upgrade's whose target image it wrote
+		fromLog := op.FromLog && op.Upgrade != nil && op.Upgrade.Name == writer
+		if op.Request != s.cl.Namespace()+"/"+writer && !fromLog {
 			continue
 		}
 		wrote = true
