@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -107,38 +106,56 @@ func realBackend(t *testing.T) RealBackend {
 }
 
 // startRealSuite starts the local control plane, or connects to
-// -real.kubeconfig, and with -real.operator=process builds the operator.
+// -real.kubeconfig, and with -real.operator=process builds the operator
+// meanwhile.
 func startRealSuite(logf func(string, ...any)) (*cluster.RealSuite, error) {
 	ctx := context.Background()
-	var s *cluster.RealSuite
-	var err error
-	if *realKubeconfig != "" {
-		var cfg *rest.Config
-		if cfg, err = clientcmd.BuildConfigFromFlags("", *realKubeconfig); err != nil {
-			return nil, fmt.Errorf("-real.kubeconfig: %w", err)
-		}
-		if s, err = cluster.NewRealSuite(ctx, cfg); err != nil {
-			return nil, err
-		}
-		s.Kubeconfig = *realKubeconfig
-	} else if s, err = cluster.StartRealSuite(ctx, logf, *realNode); err != nil {
-		return nil, err
-	}
+	built := make(chan error, 1)
+	var bin string
 	switch *realOperator {
 	case "inprocess":
+		built <- nil
 	case "process":
-		began := time.Now()
-		dir, err := os.MkdirTemp("", "upgrade-operator-bin-")
-		if err == nil {
-			s.Operator, err = cluster.BuildOperator(ctx, dir)
-		}
-		if err != nil {
-			return nil, errors.Join(err, s.Stop(false))
-		}
-		logf("built %s in %s: every scenario runs it as a process of its own", s.Operator, time.Since(began).Round(time.Millisecond))
+		go func() {
+			began := time.Now()
+			dir, err := os.MkdirTemp("", "upgrade-operator-bin-")
+			if err == nil {
+				bin, err = cluster.BuildOperator(ctx, dir)
+			}
+			if err == nil {
+				logf("built %s in %s: every scenario runs it as a process of its own", bin, time.Since(began).Round(time.Millisecond))
+			}
+			built <- err
+		}()
 	default:
-		return nil, errors.Join(fmt.Errorf("-real.operator=%q: want inprocess or process", *realOperator), s.Stop(false))
+		return nil, fmt.Errorf("-real.operator=%q: want inprocess or process", *realOperator)
 	}
+	s, err := connectRealSuite(ctx, logf)
+	if buildErr := <-built; buildErr != nil || err != nil {
+		if s != nil {
+			err = errors.Join(err, s.Stop(false))
+		}
+		return nil, errors.Join(err, buildErr)
+	}
+	s.Operator = bin
+	return s, nil
+}
+
+// connectRealSuite starts the local control plane, or connects to
+// -real.kubeconfig.
+func connectRealSuite(ctx context.Context, logf func(string, ...any)) (*cluster.RealSuite, error) {
+	if *realKubeconfig == "" {
+		return cluster.StartRealSuite(ctx, logf, *realNode)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", *realKubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("-real.kubeconfig: %w", err)
+	}
+	s, err := cluster.NewRealSuite(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.Kubeconfig = *realKubeconfig
 	return s, nil
 }
 
