@@ -97,6 +97,20 @@ func TestAnyDependencyMutantCaughtBySeedsOnTheDiamond(t *testing.T) {
 	t.Logf("caught at %s: %s", s.Schedule, s.Violations[0])
 }
 
+// TestEarlyCompletedMutantCaughtBySeeds: a reconciler whose writes are
+// all in order but which claims Completed as soon as the last image is
+// written passes an event-log judge; `simulate --seeds` records the
+// operator's calls, so the one judge's porcupine model catches the claim
+// on the first seed.
+func TestEarlyCompletedMutantCaughtBySeeds(t *testing.T) {
+	s := firstFailure(t, mutants.EarlyCompleted.Policy.Customize)
+	assert.Equal(t, int64(1), s.Schedule.Seed, "%v", s.Violations)
+	assert.True(t, slices.ContainsFunc(s.Violations, func(v string) bool {
+		return strings.HasPrefix(v, "porcupine: history is Illegal") && strings.Contains(v, "claimed while")
+	}), "%v", s.Violations)
+	t.Logf("caught at %s: %s", s.Schedule, s.Violations[0])
+}
+
 // TestShrinkerReducesAFaultOnlyBug: the no-optimistic-lock mutant passes
 // undisturbed runs and fails only when its cache is stale. A failing
 // three-fault schedule (the first found by a batch of seeds with the

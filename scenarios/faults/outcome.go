@@ -95,8 +95,10 @@ func Run(ctx context.Context, cfg RunConfig) *Outcome {
 	if limit == 0 {
 		limit = DefaultLimit
 	}
+	// the operator's calls recorded, so the one judge reads its phase
+	// claims and duplicate writes, not the event log alone
 	res, err := simrun.Run(ctx, simrun.Config{Objects: objs, Seed: cfg.Schedule.Seed, Limit: limit,
-		EventLog: cfg.EventLog, Transcript: cfg.Transcript, Reconciler: reconciler, Faults: in})
+		EventLog: cfg.EventLog, Transcript: cfg.Transcript, Reconciler: reconciler, Faults: in, RecordCalls: true})
 	o.Result, o.Fired, o.Writes, o.Calls = res, in.fired, in.writeLog, in.calls
 	if in.started {
 		o.Start = in.t0.Sub(simulator.DefaultStart)

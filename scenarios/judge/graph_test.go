@@ -167,3 +167,74 @@ func TestComponentTerminalAllowsARecovery(t *testing.T) {
 		assert.Contains(t, v[0].Message, "left Failed for RollingOut")
 	}
 }
+
+// completed records the diamond's status write into Completed.
+func (b *builder) completed() *builder {
+	b.seq++
+	b.h.Ops = append(b.h.Ops, Op{ID: len(b.h.Ops) + 1, Verb: "patch", Sub: "status", Kind: "ApplicationUpgrade", Namespace: "ns", Name: "u",
+		CallSeq: b.seq, ReturnSeq: b.seq + 1, RV: strconv.FormatUint(b.rv+1, 10), Phase: "Completed", PrevPhase: "Progressing", Upgrade: diamond})
+	b.seq++
+	return b.phase("u", "Completed", 1)
+}
+
+// A person reverting a dependency after its dependent was written does not
+// make the dependent's own rollout a false claim: that write was judged
+// when it was made. A dependent not yet written still needs it.
+func TestClaimsAfterADependencyIsReverted(t *testing.T) {
+	b := diamondStart().roll("db", false).roll("worker", false)
+	b.fact(eventlog.DeploymentWrite, "db", "db", "db:1") // a GitOps tool re-applies db:1
+	b.graphStatus("Progressing", map[string]string{"db": "Rolled", "worker": "RollingOut"}, map[string]string{"db": "Rolled", "worker": "Rolled"})
+	r := Check(b.h)
+	assert.True(t, r.OK(), "%s %v", r.Illegal, r.Violations)
+
+	b = diamondStart().roll("db", false).roll("worker", false)
+	b.fact(eventlog.DeploymentWrite, "db", "db", "db:1")
+	b.graphStatus("Progressing", map[string]string{"db": "Rolled", "indexer": "Pending"}, map[string]string{"db": "Rolled", "indexer": "Upgrading"})
+	r = Check(b.h)
+	assert.Equal(t, porcupine.Illegal, r.Linearizable)
+	assert.Contains(t, r.Illegal, `component "indexer" claimed Upgrading while the dependency "db" is not fully rolled out: deployment db runs db:1, not db:2`)
+}
+
+// Completed claims every component rolled out now or since its template
+// took its target: a worker pod terminating after a person scales the
+// worker down does not unmake its rollout; a revert of its image does.
+func TestCompletedAfterAPersonChangesAComponent(t *testing.T) {
+	b := diamondStart().roll("db", false).roll("worker", false).roll("indexer", false).roll("api", false)
+	b.fact(eventlog.PodDeleting, "worker-new", "worker") // scaled down
+	r := Check(b.completed().h)
+	assert.True(t, r.OK(), "%s %v", r.Illegal, r.Violations)
+
+	b = diamondStart().roll("db", false).roll("worker", false).roll("indexer", false).roll("api", false)
+	b.fact(eventlog.DeploymentWrite, "worker", "worker", "worker:1")
+	r = Check(b.completed().h)
+	assert.Equal(t, porcupine.Illegal, r.Linearizable)
+	assert.Contains(t, r.Illegal, `phase Completed claimed while the component "worker" is not fully rolled out: deployment worker runs worker:1, not worker:2`)
+
+	// the API written and still rolling: never rolled since its write
+	b = diamondStart().roll("db", false).roll("worker", false).roll("indexer", false).graphWrite("api", "api:2")
+	r = Check(b.completed().h)
+	assert.Contains(t, r.Illegal, `phase Completed claimed while the component "api" is not fully rolled out`)
+}
+
+// An upgrade deleted and created again writes its images afresh; within
+// one upgrade's life a second write of the same images is a duplicate.
+func TestOneWritePerImageCountsEachLifeOfAnUpgrade(t *testing.T) {
+	twice := func(deletedBetween bool) []Violation {
+		b := diamondStart().graphWrite("db", "db:2")
+		if deletedBetween {
+			b.fact(eventlog.UpgradeDeleted, "u", "")
+		}
+		b.fact(eventlog.DeploymentWrite, "db", "db", "db:1") // reverted meanwhile
+		b.graphWrite("db", "db:2")
+		for i := range b.h.Ops {
+			b.h.Ops[i].Request = "ns/u"
+		}
+		return oneWritePerImage(b.h)
+	}
+	assert.Empty(t, twice(true))
+	v := twice(false)
+	if assert.Len(t, v, 1) {
+		assert.Equal(t, CheckOneWrite, v[0].Check)
+		assert.Contains(t, v[0].Message, "deployment ns/db = db:2 written a second time")
+	}
+}

@@ -37,7 +37,8 @@ const (
 //     for v1alpha1 the worker/API pair): no component's image is written
 //     while an old pod of a component it depends on exists;
 //   - one-write-per-image: the operator set a Deployment's template to the
-//     same images at most once;
+//     same images at most once for one upgrade (an upgrade deleted and
+//     created again counts afresh: UpgradeDeleted facts);
 //   - phase-monotone: within one generation of an upgrade, its phases never
 //     go back (Pending < UpgradingWorkers < WaitingForWorkers < UpgradingAPI
 //     < WaitingForAPI < Completed; v1beta1 Pending < Progressing <
@@ -60,7 +61,7 @@ func invariants(h History, upgrades []UpgradeSpec) []Violation {
 			out = append(out, Violation{CheckOrdering, v})
 		}
 	}
-	out = append(out, oneWritePerImage(h.Ops)...)
+	out = append(out, oneWritePerImage(h)...)
 	out = append(out, phaseMonotone(ordered, reverts(ordered, upgradeGraphs(h, upgrades)))...)
 	out = append(out, componentTerminal(ordered)...)
 	return append(out, singleWriter(h.Ops)...)
@@ -179,16 +180,32 @@ func SuccessfulWrites(ops []Op) []Op {
 	return out
 }
 
-func oneWritePerImage(ops []Op) []Violation {
+func oneWritePerImage(h History) []Violation {
+	// an upgrade deleted and created again is another object: its writes
+	// count afresh (it finds the template as others left it)
+	deleted := map[string][]int64{} // namespace/name → the seqs of its UpgradeDeleted facts
+	for _, f := range h.Facts {
+		if f.Event.Event == eventlog.UpgradeDeleted {
+			k := eventlog.Key(f.Namespace, f.Name)
+			deleted[k] = append(deleted[k], f.Seq)
+		}
+	}
 	count := map[string]int{}
 	var out []Violation
-	for _, op := range SuccessfulWrites(ops) {
+	for _, op := range SuccessfulWrites(h.Ops) {
 		if op.FromLog {
 			continue // a write the log shows: no call, so nothing to count twice
 		}
 		k := op.Namespace + "/" + op.Name + " = " + strings.Join(op.Images, ",")
-		count[k]++
-		if count[k] == 2 {
+		lives := 0
+		for _, seq := range deleted[op.Request] {
+			if seq < op.CallSeq {
+				lives++
+			}
+		}
+		life := fmt.Sprintf("%s %s %d", k, op.Request, lives)
+		count[life]++
+		if count[life] == 2 {
 			out = append(out, Violation{CheckOneWrite, fmt.Sprintf("deployment %s written a second time at t=%.3fs (op #%d)", k, op.Call, op.ID)})
 		}
 	}

@@ -33,6 +33,12 @@ type deployment struct {
 	images []string
 	hash   string // pod-template-hash of the template ("" in a log without one)
 	spec   int32
+	// wasRolled: the workload has been fully rolled out (rolled) at some
+	// fact since its template last took these images. A claim about a
+	// later moment (Completed) may rest on it: a person scaling or
+	// restarting a component after it rolled out does not unmake the
+	// rollout; a template write to other images does.
+	wasRolled bool
 }
 
 type pod struct {
@@ -67,7 +73,7 @@ func newWorld(deps map[string]deployment, pods map[string]pod) *world {
 	w := &world{deployments: deps, pods: pods}
 	var b strings.Builder
 	for _, n := range sortedKeys(deps) {
-		fmt.Fprintf(&b, "D %s %s %s %s %d\n", n, deps[n].name, strings.Join(deps[n].images, ","), deps[n].hash, deps[n].spec)
+		fmt.Fprintf(&b, "D %s %s %s %s %d %t\n", n, deps[n].name, strings.Join(deps[n].images, ","), deps[n].hash, deps[n].spec, deps[n].wasRolled)
 	}
 	for _, n := range sortedKeys(pods) {
 		p := pods[n]
@@ -86,11 +92,26 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// apply returns the world after facts (in recorded order).
+// apply returns the world after facts (in recorded order); a workload
+// they leave fully rolled out is marked wasRolled.
 func (w *world) apply(facts []Fact) *world {
 	deps, pods := cloneMap(w.deployments), cloneMap(w.pods)
+	touched := map[string]bool{}
 	for _, f := range facts {
 		applyFact(deps, pods, f.Event)
+		key := f.WorkloadKey()
+		if p, ok := pods[eventlog.Key(f.Namespace, f.Name)]; ok {
+			key = p.deployment
+		}
+		touched[key] = true
+	}
+	for key := range touched {
+		if d, ok := deps[key]; ok && !d.wasRolled {
+			if ok, _ := rolledOut(deps, pods, key, ""); ok {
+				d.wasRolled = true
+				deps[key] = d
+			}
+		}
 	}
 	return newWorld(deps, pods)
 }
@@ -119,6 +140,7 @@ func applyFact(deps map[string]deployment, pods map[string]pod, e eventlog.Event
 	case eventlog.DeploymentWrite:
 		d := deps[key]
 		d.name = e.Name
+		d.wasRolled = d.wasRolled && slices.Equal(d.images, images)
 		d.images = images
 		if e.HashAfter != "" || e.Kind != "" {
 			// a StatefulSet's or DaemonSet's write may precede its
@@ -138,6 +160,7 @@ func applyFact(deps map[string]deployment, pods map[string]pod, e eventlog.Event
 	case eventlog.DeploymentStatus:
 		d := deps[key]
 		d.name = e.Name
+		d.wasRolled = d.wasRolled && slices.Equal(d.images, images)
 		d.images = images
 		if e.Status != nil {
 			d.spec = e.Status.Spec
@@ -179,7 +202,12 @@ func applyFact(deps map[string]deployment, pods map[string]pod, e eventlog.Event
 // WorkloadStatus facts of a detailed log say them; else at least one). The string
 // says why not.
 func (w *world) rolled(key, image string) (bool, string) {
-	d, ok := w.deployments[key]
+	return rolledOut(w.deployments, w.pods, key, image)
+}
+
+// rolledOut is world.rolled over the maps of a world being built.
+func rolledOut(deps map[string]deployment, pods map[string]pod, key, image string) (bool, string) {
+	d, ok := deps[key]
 	if !ok {
 		return false, "workload " + nameOfKey(key) + " not seen"
 	}
@@ -188,8 +216,8 @@ func (w *world) rolled(key, image string) (bool, string) {
 		return false, fmt.Sprintf("deployment %s runs %s, not %s", name, strings.Join(d.images, ","), image)
 	}
 	ready := int32(0)
-	for _, n := range sortedKeys(w.pods) {
-		p := w.pods[n]
+	for _, n := range sortedKeys(pods) {
+		p := pods[n]
 		if p.deployment != key {
 			continue
 		}
@@ -206,6 +234,21 @@ func (w *world) rolled(key, image string) (bool, string) {
 		return false, fmt.Sprintf("%d of %d pods of %s ready", ready, d.spec, name)
 	}
 	return true, ""
+}
+
+// carries says whether the template of the workload of key holds image.
+func (w *world) carries(key, image string) bool {
+	d, ok := w.deployments[key]
+	return ok && slices.Contains(d.images, image)
+}
+
+// rolledOrWas is rolled, or true where the workload has been fully rolled
+// out since its template took image (deployment.wasRolled).
+func (w *world) rolledOrWas(key, image string) (bool, string) {
+	if d, ok := w.deployments[key]; ok && d.wasRolled && slices.Contains(d.images, image) {
+		return true, ""
+	}
+	return w.rolled(key, image)
 }
 
 // hashOf is "hash <h>, " for a pod whose template hash is known, else "".
@@ -230,10 +273,12 @@ func terminating(p pod) string {
 // component that one depends on is fully rolled out to its target image
 // (for a v1alpha1 upgrade: the API's write needs the worker rolled out).
 // A status write claims what its phases say: a component moving into
-// Upgrading, RollingOut or Rolled claims its dependencies fully rolled
-// out, into Rolled itself too; the upgrade moving into Completed claims
-// every component rolled out (v1alpha1: UpgradingAPI and WaitingForAPI
-// claim the worker, Completed both).
+// Upgrading claims its dependencies fully rolled out, into RollingOut or
+// Rolled too unless its template already holds its target (that write was
+// judged), into Rolled itself rolled out; the upgrade moving into
+// Completed claims every component rolled out now or since its template
+// took its target (v1alpha1: UpgradingAPI claims the worker, WaitingForAPI
+// too unless the API's template holds its target, Completed both).
 func judge(w *world, s step) (bool, string, *world) {
 	if s.op == nil {
 		return true, "", w.apply(s.facts)
@@ -286,7 +331,8 @@ func judgeDeploymentWrite(w *world, op *Op, hash string) (bool, string, *world) 
 		// a DaemonSet has no spec.replicas: keep what the log said
 		spec = max(before.spec, 1)
 	}
-	deps[key] = deployment{name: op.Name, images: op.Images, hash: hash, spec: spec}
+	deps[key] = deployment{name: op.Name, images: op.Images, hash: hash, spec: spec,
+		wasRolled: before.wasRolled && slices.Equal(before.images, op.Images)}
 	next := newWorld(deps, w.pods)
 	if !seen {
 		return true, "", next
@@ -381,6 +427,12 @@ func judgeTransition(w *world, op *Op) (bool, string) {
 		}
 		switch v1beta1.ComponentPhase(to) {
 		case v1beta1.ComponentUpgrading, v1beta1.ComponentRollingOut, v1beta1.ComponentRolled:
+			// once its target image is in its template, that write was
+			// judged; its own rollout then claims nothing of its
+			// dependencies (a person may restart or revert one since)
+			if to != string(v1beta1.ComponentUpgrading) && w.carries(c.key(ns), c.Image) {
+				break
+			}
 			if ok, why := w.dependenciesRolled(u, c, ns); !ok {
 				return false, fmt.Sprintf("component %q claimed %s while %s", c.Name, to, why)
 			}
@@ -403,12 +455,15 @@ func judgeUpgradePhase(w *world, op *Op) (bool, string) {
 	}
 	switch upgradesv1alpha1.Phase(op.Phase) {
 	case upgradesv1alpha1.PhaseUpgradingAPI, upgradesv1alpha1.PhaseWaitingForAPI:
+		if op.Phase == string(upgradesv1alpha1.PhaseWaitingForAPI) && w.carries(eventlog.WorkloadKey("", ns, u.API), u.APIImage) {
+			break // the API's write was judged when it was made
+		}
 		if ok, why := w.rolled(eventlog.WorkloadKey("", ns, u.Worker), u.WorkerImage); !ok {
 			return false, fmt.Sprintf("phase %s claimed while the worker is not fully rolled out: %s", op.Phase, why)
 		}
 	case upgradesv1alpha1.PhaseCompleted:
 		for _, c := range u.Graph() {
-			if ok, why := w.rolled(c.key(ns), c.Image); !ok {
+			if ok, why := w.rolledOrWas(c.key(ns), c.Image); !ok {
 				return false, fmt.Sprintf("phase Completed claimed while the %s is not fully rolled out: %s", completedLabel(u, c), why)
 			}
 		}

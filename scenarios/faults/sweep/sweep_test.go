@@ -28,14 +28,16 @@ func TestSampledSweepOfTheDemo(t *testing.T) {
 
 // TestMutantsCaughtByTheSweepThroughTheOneJudge: the crash sweep judges
 // every crash point with the one judge; the counters-only mutant on the
-// demo and the any-dependency mutant on the diamond fail it, with the
-// porcupine model's verdict among the violations.
+// demo, the any-dependency mutant on the diamond and the early-completed
+// mutant (only its status claims are wrong: judged from the recorded
+// calls) on the chain fail it, with the porcupine model's verdict among
+// the violations.
 func TestMutantsCaughtByTheSweepThroughTheOneJudge(t *testing.T) {
 	for _, c := range []struct {
 		scenario string
 		mutant   mutants.Mutant
 		stride   int
-	}{{"demo", mutants.CountersOnly, 37}, {"graph-diamond", mutants.AnyDependency, 200}} {
+	}{{"demo", mutants.CountersOnly, 37}, {"graph-diamond", mutants.AnyDependency, 200}, {"graph-chain", mutants.EarlyCompleted, 300}} {
 		rep, err := Run(context.Background(), Config{Scenario: c.scenario, Seed: 1, Stride: c.stride, Workers: 2, Reconciler: c.mutant.Policy.Customize})
 		require.NoError(t, err, c.scenario)
 		require.NotEmpty(t, rep.Failures, "%s: %s not caught in %d runs", c.scenario, c.mutant.Name(), rep.Runs)

@@ -60,10 +60,12 @@ type Config struct {
 	Observe func(simulator.WatchEvent)
 	// RecordCalls records the operator's API calls and the detailed facts
 	// (judge.Recorder, as the features do) and has the judge read them,
-	// so its phase claims ("Completed while not rolled") are judged too;
-	// without it the judge reads the event log alone. Costs about a
-	// second event log and one record per call; cmd/simulate sets it for
-	// single runs (not --seeds or --crash-sweep).
+	// so its phase claims ("Completed while not rolled") and its
+	// duplicate writes are judged too; without it the judge reads the
+	// event log alone. Costs about half again the CPU of a run (a second
+	// recorder, a record per call, a longer porcupine history); every
+	// runner of cmd/simulate sets it (single runs, and --seeds and
+	// --crash-sweep through faults.Run).
 	RecordCalls bool
 	// Faults, when set, injects faults into the run (scenarios/faults).
 	Faults Injector
