@@ -26,6 +26,14 @@ func judgedFromLogAlone(h judge.History) *judge.Result {
 	return judge.Judge(judge.Input{History: logOnly})
 }
 
+// claimsOnly are the mutants whose every write is in order, only their
+// status claims early: the judge reads claims from recorded status writes,
+// so the event log alone (the out-of-process operator) does not judge them;
+// the v1alpha1 steps do (decidedAfterOldPods).
+var claimsOnly = map[string]string{
+	mutants.EarlyCompleted.Name(): "it claims Completed as soon as the API image is written; the judge sees claims in recorded status writes only (a gap of the out-of-process runs: make test-e2e's neverEarly step reads Completed from the log instead)",
+}
+
 // checkLogAloneJudge: the judge of the out-of-process operator (make
 // test-e2e), which sees no call, fails every mutant of results that is not
 // equivalent on a scenario it ran, and passes the product on every
@@ -40,6 +48,10 @@ func checkLogAloneJudge(t *testing.T, base Config, results []MutantResult) {
 	}
 	for _, r := range results {
 		if r.Mutant.Equivalent {
+			continue
+		}
+		if why, ok := claimsOnly[r.Mutant.Name()]; ok {
+			t.Logf("mutant %s: not judged from the event log alone: %s", r.Mutant.Name(), why)
 			continue
 		}
 		caught := ""
