@@ -213,21 +213,27 @@ test-controlplane: controlplane ## End-to-end test of the local control plane (r
 test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and kube-apiserver in KUBEBUILDER_ASSETS or ./bin.
 	KUBEBUILDER_ASSETS="$${KUBEBUILDER_ASSETS:-$(BIN)}" $(GO) test -tags envtest -v -count=1 ./operator/...
 
-# -parallel: the cases wait on kwok's pod timings, not on CPU; they share
-# one control plane and run side by side (one namespace each).
+# The cases C01-C07 of shared/cases/public-cases.md as features/ writes
+# them, and C09's SIGKILLs, on the operator's own binary (go build
+# ./cmd/upgrade-operator, one process per scenario); judged as every
+# feature. 8 at a time: they wait on kwok's pod timings, not on CPU.
+E2E_TAGS := @C01,@C02,@C03,@C04,@C05,@C06,@C07,@C09
 .PHONY: test-e2e
-test-e2e: controlplane ## Real-controller e2e on the local control plane: C01–C07, operator restarts, the mutation check (E2E_SEED replays restarts).
-	$(GO) test -tags e2e -v -count=1 -parallel 16 -timeout 20m ./scenarios/real/e2e/ $(ARGS)
+test-e2e: controlplane ## C01-C07 and the operator SIGKILLed 5 times (C09), the features on the out-of-process operator binary on the local control plane.
+	$(GO) test -tags e2e -v -count=1 -timeout 20m $(STEPS_PKG) -run '^TestFeaturesReal$$' \
+		-real.operator=process -real.concurrency=8 -godog.format=progress -godog.tags='$(E2E_TAGS)' $(ARGS)
 
-# The same suite on a Kind cluster (sigs.k8s.io/kind library, real kubelet,
-# pause images). Without a reachable Docker engine it prints one line saying
-# so and exits 0. The test binary is built, then run, so that line is the
-# only output. KIND_NODE_IMAGE picks the node image, E2E_KIND_KEEP=1 keeps
-# the cluster.
+# The same features on a Kind cluster (sigs.k8s.io/kind library, real
+# kubelets, the pause image tagged under the scenarios' image names,
+# termination delays as preStop sleeps). Without a reachable Docker engine
+# it prints one line saying so and exits 0. The test binary is built, then
+# run, so that line is the only output. KIND_NODE_IMAGE picks the node
+# image, E2E_KIND_KEEP=1 keeps the cluster.
 .PHONY: test-e2e-kind
-test-e2e-kind: ## Real-controller e2e on a Kind cluster where a Docker engine is reachable; skips (exit 0) otherwise.
-	@$(GO) test -c -tags e2ekind -o $(BIN)/e2e-kind.test ./scenarios/real/e2e
-	@cd scenarios/real/e2e && $(BIN)/e2e-kind.test -test.v -test.count=1 -test.parallel=16 -test.timeout=40m $(ARGS)
+test-e2e-kind: ## The test-e2e features on a Kind cluster where a Docker engine is reachable; skips (exit 0) otherwise.
+	@$(GO) test -c -tags e2e -o $(BIN)/e2e-kind.test $(STEPS_PKG)
+	@cd $(STEPS_PKG) && $(BIN)/e2e-kind.test -test.v -test.count=1 -test.timeout=40m -test.run '^TestFeaturesReal$$' \
+		-real.kind -real.operator=process -real.concurrency=8 -godog.format=progress -godog.tags='$(E2E_TAGS)' $(ARGS)
 
 ##@ Deployment tools (each built from its own module under hack/tools/)
 

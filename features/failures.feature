@@ -11,7 +11,7 @@ Feature: Failures are reported, named and never followed by the API write
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
     And the Deployments are rolled out
     When the upgrade "upgrade-v2" is applied with the worker image "registry.example.com/job-worker:does-not-exist"
-    Then the phase becomes "Failed" within 20 seconds
+    Then the phase becomes "Failed" within 15 seconds
     And the message names the image pull error
     And the upgrade failed before the worker's progress deadline
     And the API image is not written
@@ -23,7 +23,7 @@ Feature: Failures are reported, named and never followed by the API write
     And the Deployments are rolled out
     When the worker Deployment is scaled to 2 replicas
     And the upgrade "upgrade-v2" is applied with the worker image "registry.example.com/job-worker:does-not-exist"
-    Then the phase becomes "Failed" within 20 seconds
+    Then the phase becomes "Failed" within 15 seconds
     And the message names the image pull error
     And the upgrade failed before the worker's progress deadline
     And the API image is not written

@@ -5,7 +5,7 @@ Feature: The operator converges through API errors, restarts and leader changes
   restarted operator resumes where the cluster is, and a new leader takes
   over without two writers at once.
 
-  @real @C08
+  @real @in-process @C08
   Scenario: C08 every write is rejected with Conflict five times first
     Given a worker Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 3s
     And an API Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 3s
@@ -18,7 +18,7 @@ Feature: The operator converges through API errors, restarts and leader changes
     And each Deployment image was written once
     And the API image is never written while an old worker pod exists
 
-  @real
+  @real @in-process
   Scenario: the API server answers the operator's next ten calls with 503
     Given a worker Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 2s
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
@@ -30,7 +30,7 @@ Feature: The operator converges through API errors, restarts and leader changes
     And each Deployment image was written once
     And the API image is never written while an old worker pod exists
 
-  @real
+  @real @in-process
   Scenario: the operator's first three writes commit, and it is told they timed out
     Given a worker Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 2s
     And an API Deployment with 1 replica, pods ready after 2s and terminating in 2s
@@ -63,6 +63,22 @@ Feature: The operator converges through API errors, restarts and leader changes
     When the upgrade "upgrade-v2" is applied
     Then the phase becomes "Completed" within 30 minutes
     And the operator was killed at least 10 times
+    And each Deployment image was written once
+    And the API image is never written while an old worker pod exists
+
+  @real @process @C09
+  Scenario: C09 the operator process is killed with SIGKILL during the worker rollout
+    On a real cluster the operator is the product's binary, a process of its
+    own; SIGKILL gives it no chance to finish a call or to clean up, and the
+    new process starts with a cold cache and knows only what the cluster
+    says. The kill moments are drawn from the scenario's seed.
+    Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 3s and terminating in 5s
+    And an API Deployment with 1 replica, pods ready after 1s and terminating in 2s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied
+    And the operator is killed with SIGKILL 5 times during the worker rollout
+    Then the phase becomes "Completed" within 5 minutes
+    And every kill came during the worker rollout
     And each Deployment image was written once
     And the API image is never written while an old worker pod exists
 

@@ -5,8 +5,8 @@
 //
 // Running the features (features/*.feature):
 //
-//	cluster              the Cluster the steps talk to, with its two backends: Sim (simulator) and Real (local control plane); Inject takes a catalog fault
-//	steps/app            the ApplicationUpgrade steps; make test-features (Sim), test-features-real (Real), test-mutants, fidelity
+//	cluster              the Cluster the steps talk to, with its two backends: Sim (simulator) and Real (any real cluster; the operator in-process, or its binary as a process SIGKILL can kill); Inject takes a catalog fault
+//	steps/app            the ApplicationUpgrade steps; make test-features (Sim), test-features-real (Real), test-e2e (Real, the operator binary: C01-C07, C09's SIGKILLs), test-e2e-kind, test-mutants, fidelity
 //	steps/platform       the platform Upgrade steps (features/platform_*.feature) on sim/platformsim
 //
 // Simulator runners (virtual time, replay from a seed):
@@ -18,7 +18,6 @@
 //
 //	real/controlplane    starts and stops the local control plane (make controlplane builds its binaries)
 //	real/realcluster     the real-cluster driver every real runner uses (CRDs, apply, event log from watches); RunDemo (make demo)
-//	real/e2e             C01-C07, SIGKILL restarts, the mutation check: a second real runner beside cluster.Real (make test-e2e, -kind)
 //	real/platforme2e     the platform Upgrade controller end to end, fakevim over HTTP (make test-platform-e2e)
 //	real/install         kustomize, Helm, RBAC, tenancy, quick start on the control plane (make test-chart-e2e, test-rbac, ...)
 //	real/realnode        workloads on the real node's containers (make test-node)

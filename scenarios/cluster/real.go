@@ -20,6 +20,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/deploy"
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
+	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/operator/manager"
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
@@ -40,7 +41,14 @@ type RealSuite struct {
 	// the caller (a kubeconfig).
 	ControlPlane *controlplane.ControlPlane
 	RESTConfig   *rest.Config
-	client       client.Client
+	// Kubeconfig is the path of RESTConfig's kubeconfig: the out-of-process
+	// operator's (Operator).
+	Kubeconfig string
+	// Operator is the operator binary (BuildOperator) each scenario runs out
+	// of process, one process per scenario; empty runs the manager
+	// in-process, its calls recorded and open to faults and mutants.
+	Operator string
+	client   client.Client
 }
 
 // StartRealSuite starts the local control plane from ./bin and installs the
@@ -56,7 +64,7 @@ func StartRealSuite(ctx context.Context, logf func(string, ...any), realNode boo
 		cp.KeepLogs()
 		return nil, errors.Join(err, cp.Stop())
 	}
-	s.ControlPlane = cp
+	s.ControlPlane, s.Kubeconfig = cp, cp.Kubeconfig
 	return s, nil
 }
 
@@ -84,7 +92,11 @@ func (s *RealSuite) Stop(keepLogs bool) error {
 }
 
 // Real runs a scenario on a real API server, in a namespace of its own,
-// with the operator's manager running in-process and scoped to it.
+// with the operator scoped to it: the manager in-process, or the operator
+// binary as a process of its own (RealSuite.Operator), which can be
+// SIGKILLed (KillOperator). Either way the event log is recorded from
+// watches; only the in-process manager's calls are recorded too (the
+// process's writes are read from the event log, judge.LogWrites).
 type Real struct {
 	suite  *RealSuite
 	opts   Options
@@ -94,8 +106,11 @@ type Real struct {
 	faults *faults.Boundary
 	obs    *realcluster.Observer
 
-	mu  sync.Mutex
-	mgr *manager.Running
+	mu    sync.Mutex
+	mgr   *manager.Running
+	proc  *operatorProcess
+	procs int    // processes started
+	logs  string // the processes' logs
 }
 
 var _ Cluster = (*Real)(nil)
@@ -133,6 +148,9 @@ func NewReal(ctx context.Context, suite *RealSuite, opts Options) (*Real, error)
 // startOperator runs a new manager (a new operator process, cold cache)
 // and returns once its caches are synced.
 func (r *Real) startOperator(ctx context.Context) error {
+	if r.suite.Operator != "" {
+		return r.startProcess(ctx, true)
+	}
 	customize, wrap := instrument(r.opts.Policy, r.rec, r.faults, 0)
 	run, err := manager.Start(context.Background(), r.suite.RESTConfig, manager.Options{
 		WatchNamespaces: []string{r.ns}, MetricsAddr: "0", ProbeAddr: "0", SkipNameValidation: true,
@@ -163,9 +181,12 @@ func (r *Real) startOperator(ctx context.Context) error {
 // stopOperator stops the running manager and waits for it to exit.
 func (r *Real) stopOperator() error {
 	r.mu.Lock()
-	m := r.mgr
-	r.mgr = nil
+	m, p := r.mgr, r.proc
+	r.mgr, r.proc = nil, nil
 	r.mu.Unlock()
+	if p != nil {
+		return p.stop()
+	}
 	if m == nil {
 		return nil
 	}
@@ -177,8 +198,11 @@ func (r *Real) stopOperator() error {
 // operatorExited returns the error of a manager that stopped on its own.
 func (r *Real) operatorExited() error {
 	r.mu.Lock()
-	m := r.mgr
+	m, p := r.mgr, r.proc
 	r.mu.Unlock()
+	if p != nil {
+		return p.exited()
+	}
 	if m == nil {
 		return nil
 	}
@@ -268,7 +292,27 @@ func (r *Real) History() judge.History {
 	if err != nil {
 		h.Incomplete = fmt.Sprintf("the watches of namespace %s did not catch up with the API server within %s (last error: %v)", r.ns, HistorySync, last)
 	}
+	if r.OutOfProcess() {
+		var lerr error
+		if h.Ops, lerr = r.logWrites(h); lerr != nil && h.Incomplete == "" {
+			h.Incomplete = lerr.Error()
+		}
+	}
 	return h
+}
+
+// logWrites are the out-of-process operator's template writes, read from
+// the event log (judge.LogWrites) against the upgrades as they are now: the
+// calls of a process are not recorded, so the steps that count the
+// operator's writes and the judge see these.
+func (r *Real) logWrites(h judge.History) ([]judge.Op, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), HistorySync)
+	defer cancel()
+	var ups upgradesv1beta1.ApplicationUpgradeList
+	if err := r.suite.client.List(ctx, &ups, client.InNamespace(r.ns)); err != nil {
+		return nil, fmt.Errorf("list the upgrades of namespace %s to read the operator's writes from the event log: %w", r.ns, err)
+	}
+	return judge.LogWrites(h, judge.SpecsOf(ups.Items)), nil
 }
 
 // caughtUp compares the recorder's live objects with a fresh list.

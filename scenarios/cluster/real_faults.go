@@ -11,6 +11,12 @@ import (
 // of the operator. What a real cluster cannot produce on demand is
 // refused in one line.
 func (r *Real) Inject(ctx context.Context, f faults.Fault) error {
+	if r.OutOfProcess() {
+		switch f.Kind {
+		case faults.Conflict, faults.Unavailable, faults.Timeout, faults.AmbiguousW:
+			return refuse(BackendReal, f, "it acts at the in-process operator's recording client; the operator's binary (-real.operator=process) has none: tag the scenario @in-process")
+		}
+	}
 	return inject(r.faults, f, func(f faults.Fault) error { return r.injectOwn(ctx, f) })
 }
 

@@ -44,7 +44,7 @@ var (
 // WebhookHost is the address the harness's webhook server listens on and
 // the API server calls: 127.0.0.1 for the local control plane. A Kind
 // node reaches the host at its Docker network's gateway instead; set this
-// before the first InstallCRDs (scenarios/real/e2e's Kind suite does).
+// before the first InstallCRDs (the features' Kind run, -real.kind, does).
 var WebhookHost = "127.0.0.1"
 
 // LocalConversion starts the process's conversion server on first use and

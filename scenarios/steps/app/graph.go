@@ -94,7 +94,7 @@ func (s *scenario) declare(ctx context.Context, name string, replicas int, rest 
 	}
 	s.named[name] = spec
 	s.declared = append(s.declared, name)
-	obj, err := s.deploymentObject(spec)
+	obj, err := s.deploymentObject(ctx, spec)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ func TestMutants(t *testing.T) {
 	results := RunMutants(base, append(append([]mutants.Mutant(nil), mutants.All...), mutants.Equivalents...), !*allMutantScenarios && !testing.Verbose())
 	WriteMutantTable(os.Stdout, "sim", results)
 	judgeMutants(t, results)
+	checkLogAloneJudge(t, base, results)
 }
 
 func judgeMutants(t *testing.T, results []MutantResult) {
@@ -64,4 +65,5 @@ func TestWorkloadKindMutants(t *testing.T) {
 	results := RunMutants(base, []mutants.Mutant{mutants.CountersOnly, mutants.IgnoreTerminatingPods}, false)
 	WriteMutantTable(os.Stdout, "sim", results)
 	judgeMutants(t, results)
+	checkLogAloneJudge(t, base, results)
 }

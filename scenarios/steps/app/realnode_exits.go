@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -65,7 +66,7 @@ func (s *scenario) checkRealNodeExits(h judge.History, log io.Writer) error {
 // (realnode.AdaptPodTemplate: a drain as long as the grace period), and
 // that grace period.
 func (s *scenario) ignoresSIGTERM(spec *deploymentSpec) (time.Duration, bool, error) {
-	obj, err := s.deploymentObject(spec)
+	obj, err := s.deploymentObject(context.Background(), spec) // on the real node: no real kubelets to prepare
 	if err != nil {
 		return 0, false, err
 	}

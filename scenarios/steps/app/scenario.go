@@ -47,6 +47,7 @@ type scenario struct {
 	refused  map[string]error           // graph upgrades admission refused
 
 	failStage, failStep string
+	kills               []kill // the SIGKILLs of killDuringWorkerRollout
 }
 
 // start creates the scenario's cluster (and so its operator).
@@ -116,6 +117,9 @@ func (s *scenario) finish(ctx context.Context, p *godog.Scenario, stepErr error)
 	if err := s.cl.Close(ctx); err != nil && checkErr == nil && stepErr == nil {
 		checkErr = fmt.Errorf("close the cluster: %w", err)
 	}
+	if p, ok := s.cl.(interface{ OperatorLogs() string }); ok && p.OperatorLogs() != "" && out.Passed && checkErr == nil {
+		_ = os.RemoveAll(p.OperatorLogs()) // kept, and named in the notes, on a failure
+	}
 	return out, checkErr
 }
 
@@ -123,6 +127,12 @@ func (s *scenario) replayNotes() string {
 	notes := fmt.Sprintf("suite seed %d, scenario seed %d, operator build %s, backend %s", s.cfg.Seed, s.seed, s.cfg.Policy, s.cfg.Backend.Name())
 	if s.cfg.Replay != "" {
 		notes += "\nreplay: " + fmt.Sprintf(s.cfg.Replay, "'"+RunPattern(s.replayTest(), s.name)+"'")
+	}
+	if len(s.kills) > 0 {
+		notes += "\nSIGKILLs (moments from the scenario seed): " + s.describeKills()
+	}
+	if p, ok := s.cl.(interface{ OperatorLogs() string }); ok && p.OperatorLogs() != "" {
+		notes += "\noperator process logs: " + p.OperatorLogs()
 	}
 	return notes
 }
@@ -149,6 +159,7 @@ func (s *scenario) register(sc *godog.ScenarioContext) {
 	s.registerThen(sc)
 	s.registerGraph(sc)
 	s.registerRecovery(sc)
+	s.registerKills(sc)
 }
 
 func (s *scenario) registerSetup(sc *godog.ScenarioContext) {
@@ -199,7 +210,7 @@ func (s *scenario) deployment(ctx context.Context, role, name string, replicas i
 		return err
 	}
 	s.roles[role] = spec
-	obj, err := s.deploymentObject(spec)
+	obj, err := s.deploymentObject(ctx, spec)
 	if err != nil {
 		return err
 	}
@@ -212,8 +223,18 @@ func (s *scenario) deployment(ctx context.Context, role, name string, replicas i
 // deploymentObject is spec's Deployment in the scenario's namespace, its
 // pods on the real node when the run has one and the scenario is tagged
 // RealNodeTag.
-func (s *scenario) deploymentObject(spec *deploymentSpec) (*appsv1.Deployment, error) {
+func (s *scenario) deploymentObject(ctx context.Context, spec *deploymentSpec) (*appsv1.Deployment, error) {
 	obj := spec.object(s.cl.Namespace())
+	if k := s.realKubelets(); k != nil {
+		k.PodTemplate(&obj.Spec.Template)
+		images := []string{imageOf(spec.name, TargetTag)}
+		for _, c := range obj.Spec.Template.Spec.Containers {
+			images = append(images, c.Image)
+		}
+		if err := k.Images(ctx, images); err != nil {
+			return nil, fmt.Errorf("deployment %s/%s on real kubelets: %w", obj.Namespace, obj.Name, err)
+		}
+	}
 	if s.cfg.RealNode && s.cfg.Backend.Name() == cluster.BackendReal && slices.Contains(s.tags, RealNodeTag) {
 		if err := realnode.AdaptPodTemplate(&obj.Spec.Template); err != nil {
 			return nil, fmt.Errorf("deployment %s/%s on the real node: %w", obj.Namespace, obj.Name, err)
@@ -304,6 +325,14 @@ func (s *scenario) standby(ctx context.Context) error {
 	return so.AddStandbyReplica(ctx)
 }
 
+// realKubelets is Config.Kubelets on the real backend, else nil.
+func (s *scenario) realKubelets() RealKubelets {
+	if s.cfg.Backend.Name() != cluster.BackendReal {
+		return nil
+	}
+	return s.cfg.Kubelets
+}
+
 // role returns the Deployment declared for role, or its default.
 func (s *scenario) role(role string) *deploymentSpec {
 	if d := s.roles[role]; d != nil {
@@ -323,6 +352,11 @@ func (s *scenario) apply(ctx context.Context, name, clauses string) error {
 	if clauses != "" {
 		if err := u.applyClauses(clauses); err != nil {
 			return err
+		}
+	}
+	if k := s.realKubelets(); k != nil {
+		if err := k.Images(ctx, []string{u.workerImage, u.apiImage}); err != nil {
+			return fmt.Errorf("upgrade %s on real kubelets: %w", name, err)
 		}
 	}
 	s.upgrades[name] = u

@@ -22,6 +22,7 @@ import (
 
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v34"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/lunadas/upgrade-operator/scenarios/cluster"
 	"github.com/lunadas/upgrade-operator/scenarios/judge"
@@ -91,6 +92,21 @@ type Config struct {
 	// there as real containers (realnode.AdaptPodTemplate: the timings of
 	// the steps become the demo image's start delay and SIGTERM drain).
 	RealNode bool
+	// Kubelets adapts the scenarios to real kubelets that pull images and
+	// ignore kwok's stage annotations (a Kind cluster, -real.kind); nil on
+	// kwok and in the simulator.
+	Kubelets RealKubelets
+}
+
+// RealKubelets adapts a scenario's objects to a cluster whose kubelets
+// pull images and ignore kwok's stage annotations (Kind).
+type RealKubelets interface {
+	// PodTemplate adapts a pod template before its workload is created
+	// (the termination delay becomes a preStop sleep).
+	PodTemplate(t *corev1.PodTemplateSpec)
+	// Images makes images pullable on every node; a name that means "cannot
+	// be pulled" (":does-not-exist") is left so.
+	Images(ctx context.Context, images []string) error
 }
 
 // RealNodeTag marks the scenarios whose pods run on the real node when

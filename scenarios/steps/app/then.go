@@ -95,7 +95,13 @@ func (s *scenario) messageNamesPullError(ctx context.Context) error {
 	if !strings.Contains(u.Status.Message, "ErrImagePull") && !strings.Contains(u.Status.Message, "ImagePullBackOff") {
 		return fmt.Errorf("message %q names neither ErrImagePull nor ImagePullBackOff", u.Status.Message)
 	}
-	return s.messageContains(ctx, "", s.role(roleWorker).name)
+	// the Deployment as namespace/name, and the container whose image failed
+	if up := s.upgrades[u.Name]; up != nil && up.workerContainer != "" {
+		if want := fmt.Sprintf("container %q", up.workerContainer); !strings.Contains(u.Status.Message, want) {
+			return fmt.Errorf("message %q does not name the worker's %s", u.Status.Message, want)
+		}
+	}
+	return s.messageContains(ctx, "", s.cl.Namespace()+"/"+s.role(roleWorker).name)
 }
 
 func (s *scenario) messageNamesDeployment(ctx context.Context, name string) error {

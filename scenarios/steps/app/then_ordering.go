@@ -24,7 +24,36 @@ func (s *scenario) neverEarly() error {
 	if rep.APIWrites == 0 {
 		return fmt.Errorf("the API image was never written, so the ordering was not exercised")
 	}
-	return nil
+	return s.decidedAfterOldPods()
+}
+
+// decidedAfterOldPods: the upgrade's status entered UpgradingAPI only once
+// no old worker pod existed, and Completed only once no old pod of either
+// existed, as the event log shows it. An in-process operator's status
+// writes are judged so by the porcupine model too; an out-of-process one's
+// are not recorded, so the step looks at the log.
+func (s *scenario) decidedAfterOldPods() error {
+	if len(s.order) != 1 {
+		return nil // several upgrades: the judge's model and per-edge ordering
+	}
+	name := s.order[0]
+	gone := map[upgradesv1alpha1.Phase][]string{ // the Deployments whose old pods must be gone
+		upgradesv1alpha1.PhaseUpgradingAPI: {s.role(roleWorker).name},
+		upgradesv1alpha1.PhaseCompleted:    {s.role(roleWorker).name, s.role(roleAPI).name},
+	}
+	var err error
+	eventlog.Replay(s.cl.History().Events(), func(st *eventlog.State) {
+		e := st.Event
+		if err != nil || e.Event != eventlog.Phase || e.Name != name {
+			return
+		}
+		for _, d := range gone[upgradesv1alpha1.Phase(e.Phase)] {
+			if old := st.OldPods(s.cl.Namespace(), d); len(old) > 0 && err == nil {
+				err = fmt.Errorf("t=%.3fs: upgrade %s entered %s while old pods %v of %s still existed", e.T, name, e.Phase, old, d)
+			}
+		}
+	})
+	return err
 }
 
 func (s *scenario) handoff(seconds int) error {
@@ -170,7 +199,10 @@ func (s *scenario) wroteNothingBefore(writer, other, phase string) error {
 	}
 	wrote := false
 	for _, op := range s.operatorWrites("") {
-		if op.Request != s.cl.Namespace()+"/"+writer {
+		// a write read from the event log (the operator out of process) is
+		// the upgrade's whose target image it wrote
+		fromLog := op.FromLog && op.Upgrade != nil && op.Upgrade.Name == writer
+		if op.Request != s.cl.Namespace()+"/"+writer && !fromLog {
 			continue
 		}
 		wrote = true
