@@ -45,7 +45,11 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	if apiequality.Semantic.DeepEqual(u.Status, next.Status) {
 		return nil
 	}
-	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(u, client.MergeFromWithOptimisticLock{})); err != nil {
+	patch, err := statusMergePatch(u, next)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Status().Patch(ctx, next, patch); err != nil {
 		return fmt.Errorf("patch status of applicationupgrade %s/%s: %w", u.Namespace, u.Name, err)
 	}
 	r.ownStatuses().wrote(client.ObjectKeyFromObject(u), u.ResourceVersion, next)
