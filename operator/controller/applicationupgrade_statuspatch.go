@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -60,15 +62,36 @@ func statusMergePatch(from, to *v1beta1.ApplicationUpgrade) (client.Patch, error
 			changed[name] = b
 		}
 	}
-	doc := map[string]any{"metadata": map[string]string{"resourceVersion": from.ResourceVersion}}
-	if len(changed) > 0 {
-		doc["status"] = changed
+	return client.RawPatch(types.MergePatchType, patchDocument(from.ResourceVersion, changed)), nil
+}
+
+// patchDocument writes {"metadata":{"resourceVersion":rv},"status":{...}}
+// with the status members in name order (as encoding/json writes a map);
+// the members are encodings of encoding/json's own.
+func patchDocument(rv string, status map[string]json.RawMessage) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"metadata":{"resourceVersion":`)
+	b.Write(jsonString(rv))
+	b.WriteString(`}`)
+	if len(status) > 0 {
+		b.WriteString(`,"status":{`)
+		for i, name := range slices.Sorted(maps.Keys(status)) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(jsonString(name))
+			b.WriteByte(':')
+			b.Write(status[name])
+		}
+		b.WriteByte('}')
 	}
-	data, err := json.Marshal(doc)
-	if err != nil {
-		return nil, fmt.Errorf("encode status patch of applicationupgrade %s/%s: %w", from.Namespace, from.Name, err)
-	}
-	return client.RawPatch(types.MergePatchType, data), nil
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func jsonString(s string) []byte {
+	out, _ := json.Marshal(s) // a string always encodes
+	return out
 }
 
 // jsonField is a struct field's JSON name and whether it has omitempty;
