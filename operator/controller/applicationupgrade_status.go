@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,7 +43,10 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	setProgressingCondition(st, reason, u.Generation, now, stalled)
 	setStalledCondition(st, reason, u.Generation, now, stalled)
 	kstatus.SetReconciling(&st.Conditions)
-	if apiequality.Semantic.DeepEqual(u.Status, next.Status) {
+	// reflect.DeepEqual first: strict equality implies the semantic one
+	// and answers a pass that changed nothing without the semantic
+	// comparison's allocations (its time comparisons box both values).
+	if reflect.DeepEqual(u.Status, next.Status) || apiequality.Semantic.DeepEqual(u.Status, next.Status) {
 		return nil
 	}
 	patch, err := statusMergePatch(u, next)
