@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -123,6 +125,9 @@ func (c *simClient) Watch(_ context.Context, list client.ObjectList, _ ...client
 // assign copies a stored object into the caller's object, which may be the
 // same typed struct or *unstructured.Unstructured.
 func assign(dst, src client.Object) error {
+	if deepCopyInto(dst, src) {
+		return nil
+	}
 	cp := src.DeepCopyObject()
 	if u, ok := dst.(*unstructured.Unstructured); ok {
 		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cp)
@@ -139,6 +144,30 @@ func assign(dst, src client.Object) error {
 	}
 	dv.Elem().Set(sv.Elem())
 	return nil
+}
+
+// deepCopyInto deep-copies src into dst for the kinds written most
+// (the generated DeepCopyInto: the copy DeepCopyObject makes, without
+// allocating it apart first); false for other kinds and mismatched types.
+func deepCopyInto(dst, src client.Object) bool {
+	switch s := src.(type) {
+	case *corev1.Pod:
+		if d, ok := dst.(*corev1.Pod); ok {
+			s.DeepCopyInto(d)
+			return true
+		}
+	case *appsv1.ReplicaSet:
+		if d, ok := dst.(*appsv1.ReplicaSet); ok {
+			s.DeepCopyInto(d)
+			return true
+		}
+	case *appsv1.Deployment:
+		if d, ok := dst.(*appsv1.Deployment); ok {
+			s.DeepCopyInto(d)
+			return true
+		}
+	}
+	return false
 }
 
 // fillList sets the items of a typed or unstructured list: deep copies of

@@ -164,9 +164,29 @@ func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 	if !labelsEqualIgnoreHash(a.Labels, b.Labels) {
 		return false
 	}
+	if !stringMapsEqual(a.Annotations, b.Annotations) {
+		return false
+	}
+	// Labels and annotations compared above, by hand: reflect.DeepEqual
+	// copies every key and value of a map it walks.
 	am, bm := a.ObjectMeta, b.ObjectMeta
 	am.Labels, bm.Labels = nil, nil
+	am.Annotations, bm.Annotations = nil, nil
 	return semanticEqual(&am, &bm) && semanticEqual(&a.Spec, &b.Spec)
+}
+
+// stringMapsEqual is Semantic.DeepEqual of two string maps (nil and empty
+// alike), without copying them.
+func stringMapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // labelsEqualIgnoreHash compares label maps without the pod-template-hash

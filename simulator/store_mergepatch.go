@@ -21,10 +21,8 @@ import (
 // a value that does not decode): the caller then takes the JSON path.
 // With CheckSharedReads on, the store compares the two on every patch.
 func mergePatchTyped(cur client.Object, data []byte) (client.Object, bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var patch map[string]any
-	if err := dec.Decode(&patch); err != nil || patch == nil {
+	patch, ok := rawObject(data)
+	if !ok {
 		return nil, false
 	}
 	cp, isObj := cur.DeepCopyObject().(client.Object)
@@ -40,6 +38,30 @@ func mergePatchTyped(cur client.Object, data []byte) (client.Object, bool) {
 	}
 	return cp, true
 }
+
+// rawObject splits a JSON object into its members, each left encoded (a
+// value is decoded once, straight into its field's type); ok is false
+// when data is not a JSON object.
+func rawObject(data []byte) (map[string]json.RawMessage, bool) {
+	if !isRawObject(data) {
+		return nil, false
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil || m == nil {
+		return nil, false
+	}
+	return m, true
+}
+
+// isRawObject and isRawNull tell a JSON object and null apart from other
+// values by their first byte (json.RawMessage members come without
+// leading white space; a whole patch may have some).
+func isRawObject(data []byte) bool {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	return len(data) > 0 && data[0] == '{'
+}
+
+func isRawNull(data []byte) bool { return string(bytes.TrimSpace(data)) == "null" }
 
 // jsonFields maps a struct type's JSON names to field index paths
 // (embedded structs' fields promoted); nil when the type has names
@@ -84,7 +106,7 @@ func collectJSONFields(t reflect.Type, prefix []int, m map[string][]int) bool {
 }
 
 // mergeStruct merges patch into the struct value v.
-func mergeStruct(v reflect.Value, patch map[string]any) bool {
+func mergeStruct(v reflect.Value, patch map[string]json.RawMessage) bool {
 	fields := fieldsByJSONName(v.Type())
 	if fields == nil {
 		return false
@@ -102,14 +124,17 @@ func mergeStruct(v reflect.Value, patch map[string]any) bool {
 }
 
 // mergeValue merges the patch value pv into the settable value f.
-func mergeValue(f reflect.Value, pv any) bool {
-	if pv == nil {
+func mergeValue(f reflect.Value, pv json.RawMessage) bool {
+	if isRawNull(pv) {
 		f.SetZero()
 		return true
 	}
-	obj, isObj := pv.(map[string]any)
-	if !isObj {
+	if !isRawObject(pv) {
 		return decodeInto(f, pv)
+	}
+	obj, ok := rawObject(pv)
+	if !ok {
+		return false
 	}
 	t := f.Type()
 	if t == typeTime || t == typeMicroTime {
@@ -131,7 +156,7 @@ func mergeValue(f reflect.Value, pv any) bool {
 }
 
 // mergeMap merges patch into the map value f entry by entry.
-func mergeMap(f reflect.Value, patch map[string]any) bool {
+func mergeMap(f reflect.Value, patch map[string]json.RawMessage) bool {
 	t := f.Type()
 	if f.IsNil() {
 		f.Set(reflect.MakeMapWithSize(t, len(patch)))
@@ -139,12 +164,12 @@ func mergeMap(f reflect.Value, patch map[string]any) bool {
 	et := t.Elem()
 	for k, pv := range patch {
 		key := reflect.ValueOf(k).Convert(t.Key())
-		if pv == nil {
+		if isRawNull(pv) {
 			f.SetMapIndex(key, reflect.Value{})
 			continue
 		}
 		val := reflect.New(et).Elem()
-		if _, isObj := pv.(map[string]any); isObj {
+		if isRawObject(pv) {
 			if et.Kind() != reflect.Struct || planOf(et).ownJSON || et == typeTime || et == typeMicroTime {
 				return false
 			}
@@ -161,13 +186,9 @@ func mergeMap(f reflect.Value, patch map[string]any) bool {
 }
 
 // decodeInto replaces f with pv's decoding (a fresh value of f's type).
-func decodeInto(f reflect.Value, pv any) bool {
-	data, err := json.Marshal(pv)
-	if err != nil {
-		return false
-	}
+func decodeInto(f reflect.Value, pv json.RawMessage) bool {
 	fresh := reflect.New(f.Type())
-	if err := json.Unmarshal(data, fresh.Interface()); err != nil {
+	if err := json.Unmarshal(pv, fresh.Interface()); err != nil {
 		return false
 	}
 	f.Set(fresh.Elem())

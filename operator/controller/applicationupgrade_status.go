@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,10 +43,17 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	setProgressingCondition(st, reason, u.Generation, now, stalled)
 	setStalledCondition(st, reason, u.Generation, now, stalled)
 	kstatus.SetReconciling(&st.Conditions)
-	if apiequality.Semantic.DeepEqual(u.Status, next.Status) {
+	// reflect.DeepEqual first: strict equality implies the semantic one
+	// and answers a pass that changed nothing without the semantic
+	// comparison's allocations (its time comparisons box both values).
+	if reflect.DeepEqual(u.Status, next.Status) || apiequality.Semantic.DeepEqual(u.Status, next.Status) {
 		return nil
 	}
-	if err := r.Client.Status().Patch(ctx, next, client.MergeFromWithOptions(u, client.MergeFromWithOptimisticLock{})); err != nil {
+	patch, err := statusMergePatch(u, next)
+	if err != nil {
+		return err
+	}
+	if err := r.Client.Status().Patch(ctx, next, patch); err != nil {
 		return fmt.Errorf("patch status of applicationupgrade %s/%s: %w", u.Namespace, u.Name, err)
 	}
 	r.ownStatuses().wrote(client.ObjectKeyFromObject(u), u.ResourceVersion, next)

@@ -248,7 +248,9 @@ func (e *Env) RunUntil(ctx context.Context, what string, cond func() bool, timeo
 // RunUntilRolledOut runs until every Deployment is rolled out or failed
 // (rollout.Assess), as a user waits before applying an upgrade.
 func (e *Env) RunUntilRolledOut(ctx context.Context, timeout time.Duration) error {
-	err := e.RunUntil(ctx, "the application rolled out", func() bool { return appRolledOut(ctx, e.Sim.SharedLister("client")) }, timeout)
+	var check rolloutCheck
+	lister := e.Sim.SharedLister("client")
+	err := e.RunUntil(ctx, "the application rolled out", func() bool { return check.appRolledOut(ctx, lister) }, timeout)
 	if err != nil {
 		return fmt.Errorf("the application never rolled out before the upgrade: %w", err)
 	}

@@ -105,7 +105,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	// The application is rolled out before the upgrade is applied, as a user would do.
-	if _, err := env.Sim.Run(ctx, env.whenChanged(&env.changedApp, func() bool { return appRolledOut(ctx, env.Sim.SharedLister("client")) }), limit); err != nil {
+	var check rolloutCheck
+	lister := env.Sim.SharedLister("client")
+	if _, err := env.Sim.Run(ctx, env.whenChanged(&env.changedApp, func() bool { return check.appRolledOut(ctx, lister) }), limit); err != nil {
 		if lim := (*simulator.LimitError)(nil); errors.As(err, &lim) {
 			return nil, fmt.Errorf("the application's Deployments did not roll out within %s of virtual time, before the upgrade: raise --limit", limit)
 		}
@@ -306,9 +308,18 @@ func create(ctx context.Context, c client.Client, objs []client.Object) error {
 	return nil
 }
 
+// rolloutCheck is the stop check of the roll-out before an upgrade
+// (appRolledOut). It runs after every change until the app has rolled
+// out, so its shallow copies (a pod struct is about a kilobyte) go into
+// buffers kept from one check to the next.
+type rolloutCheck struct {
+	rss  []appsv1.ReplicaSet
+	pods []corev1.Pod
+}
+
 // appRolledOut reports whether every Deployment is fully rolled out
 // (rollout.Assess) or has failed — an upgrade of a broken app is the user's call.
-func appRolledOut(ctx context.Context, l simulator.SharedLister) bool {
+func (c *rolloutCheck) appRolledOut(ctx context.Context, l simulator.SharedLister) bool {
 	ds, err := l.List(ctx, appsv1.SchemeGroupVersion.WithKind("Deployment"), "")
 	if err != nil {
 		return false
@@ -321,21 +332,21 @@ func appRolledOut(ctx context.Context, l simulator.SharedLister) bool {
 			return false
 		}
 		sel := labels.SelectorFromSet(d.Spec.Selector.MatchLabels)
-		// Shallow copies: Assess reads and changes nothing. Sized once:
-		// a pod struct is about a kilobyte, and this runs after every
-		// change until the app has rolled out.
-		rss := make([]appsv1.ReplicaSet, 0, len(rsObjs))
+		// Shallow copies: Assess reads and changes nothing, and its
+		// verdict is read before the buffers are refilled.
+		rss := c.rss[:0]
 		for _, o := range rsObjs {
 			if sel.Matches(labels.Set(o.GetLabels())) {
 				rss = append(rss, *o.(*appsv1.ReplicaSet))
 			}
 		}
-		pods := make([]corev1.Pod, 0, len(podObjs))
+		pods := c.pods[:0]
 		for _, o := range podObjs {
 			if sel.Matches(labels.Set(o.GetLabels())) {
 				pods = append(pods, *o.(*corev1.Pod))
 			}
 		}
+		c.rss, c.pods = rss, pods
 		if rollout.Assess(d, rss, pods, rollout.Options{}).State == rollout.Progressing {
 			return false
 		}

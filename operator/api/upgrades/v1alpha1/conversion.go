@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -86,7 +87,10 @@ func (dst *ApplicationUpgrade) ConvertFrom(srcRaw conversion.Hub) error {
 	if err := back.ConvertTo(&hub); err != nil {
 		return err
 	}
-	if equality.Semantic.DeepEqual(hub.Spec, src.Spec) && equality.Semantic.DeepEqual(hub.Status, src.Status) {
+	// reflect.DeepEqual first: strict equality implies the semantic one
+	// and is the usual answer here, without the semantic comparison's
+	// allocations (it boxes every time it compares).
+	if semanticEqual(hub.Spec, src.Spec) && semanticEqual(hub.Status, src.Status) {
 		return nil // v1alpha1 says it all
 	}
 	data, err := json.Marshal(conversionData{Spec: src.Spec, Status: src.Status})
@@ -364,4 +368,10 @@ func statusFromHub(spec v1beta1.ApplicationUpgradeSpec, s v1beta1.ApplicationUpg
 	out.Worker = ComponentStatus{Image: worker.Image, ShortImage: worker.ShortImage, WrittenGeneration: worker.WrittenGeneration}
 	out.API = ComponentStatus{Image: api.Image, ShortImage: api.ShortImage, WrittenGeneration: api.WrittenGeneration}
 	return out
+}
+
+// semanticEqual is equality.Semantic.DeepEqual, answered by
+// reflect.DeepEqual when that already holds.
+func semanticEqual(a, b any) bool {
+	return reflect.DeepEqual(a, b) || equality.Semantic.DeepEqual(a, b)
 }
