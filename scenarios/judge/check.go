@@ -93,6 +93,9 @@ func check(h History, upgrades []UpgradeSpec) *Result {
 //     than every fact recorded before the call) spans slot(rv) ± slotWidth·1,
 //     its linearization point — and the facts its write produced on the same
 //     Deployment are left to it, so the model judges the write itself;
+//     A status write (a claim) spans from just after the facts its
+//     reconcile's first call could read: what it claims was observed
+//     then or later;
 //   - any other call (a read, a failure, a no-op write) changes nothing and
 //     is legal in any state; it is placed at a point of its own after the
 //     newest fact recorded before it returned, in the order the calls
@@ -144,6 +147,7 @@ func Operations(h History) ([]step, []porcupine.Operation) {
 	}
 	owned := map[string]bool{}  // written by an operator call
 	others := map[int64]int64{} // calls placed in a slot so far
+	seen := observedFrom(h.Ops)
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		rv, err := strconv.ParseUint(op.RV, 10, 64)
@@ -160,6 +164,12 @@ func Operations(h History) ([]step, []porcupine.Operation) {
 			if isWorkload(op.Kind) {
 				owned[k] = true
 				p.s.hash = written[k]
+			}
+			if first, ok := seen[reconcileOf(op)]; ok && isStatusClaim(op) && before(first) < rv {
+				// a status claim says what its reconcile observed: it may
+				// hold anywhere from the reconcile's first read (a person
+				// may edit a workload meanwhile) to its commit
+				p.call = slot(before(first)) + 1
 			}
 		default:
 			base := slot(before(op.ReturnSeq)) + 2*slotWidth
@@ -186,6 +196,28 @@ func Operations(h History) ([]step, []porcupine.Operation) {
 		ops[i] = porcupine.Operation{ClientId: p.client, Input: p.s, Call: p.call, Return: p.ret}
 	}
 	return steps, ops
+}
+
+// reconcileOf names the reconcile op belongs to: its replica and number.
+func reconcileOf(op *Op) [2]int { return [2]int{op.Replica, op.Reconcile} }
+
+// isStatusClaim says whether op writes an ApplicationUpgrade's status.
+func isStatusClaim(op *Op) bool { return op.Kind == "ApplicationUpgrade" && op.Sub == "status" }
+
+// observedFrom is, per reconcile, the CallSeq of its first call: what
+// it decided from was read from then on.
+func observedFrom(ops []Op) map[[2]int]int64 {
+	out := map[[2]int]int64{}
+	for i := range ops {
+		op := &ops[i]
+		if op.Reconcile == 0 {
+			continue
+		}
+		if first, ok := out[reconcileOf(op)]; !ok || op.CallSeq < first {
+			out[reconcileOf(op)] = op.CallSeq
+		}
+	}
+	return out
 }
 
 // slotWidth leaves room for a million calls between two resourceVersions.

@@ -238,3 +238,34 @@ func TestOneWritePerImageCountsEachLifeOfAnUpgrade(t *testing.T) {
 		assert.Contains(t, v[0].Message, "deployment ns/db = db:2 written a second time")
 	}
 }
+
+// A person restarting a dependency (same images, a new template) after it
+// rolled out: a dependent may still be claimed Upgrading (its write is
+// judged against the state when it is made).
+func TestUpgradingClaimAfterADependencyIsRestarted(t *testing.T) {
+	b := diamondStart().roll("db", false)
+	b.fact(eventlog.DeploymentWrite, "db", "db", "db:2")
+	b.h.Facts[len(b.h.Facts)-1].HashAfter = "h-db:2-restarted"
+	b.graphStatus("Progressing", map[string]string{"db": "Rolled", "worker": "Pending"}, map[string]string{"db": "Rolled", "worker": "Upgrading"})
+	r := Check(b.h)
+	assert.True(t, r.OK(), "%s %v", r.Illegal, r.Violations)
+
+	b.graphWrite("worker", "worker:2") // db's old pod (of the previous template) still runs
+	r = Check(b.h)
+	assert.Contains(t, r.Illegal, `component "worker" image worker:2 written while the dependency "db" is not fully rolled out: old pod db-new`)
+}
+
+// A spec changed to another image and back writes the first image again:
+// one write per image is counted per generation of the upgrade.
+func TestOneWritePerImageCountsEachGeneration(t *testing.T) {
+	b := diamondStart().graphWrite("db", "db:2")
+	gen2 := *diamond
+	gen2.Generation = 2
+	b.graphWrite("db", "db:3")
+	b.h.Ops[len(b.h.Ops)-1].Upgrade = &gen2
+	gen3 := *diamond
+	gen3.Generation = 3
+	b.graphWrite("db", "db:2")
+	b.h.Ops[len(b.h.Ops)-1].Upgrade = &gen3
+	assert.Empty(t, oneWritePerImage(b.h))
+}

@@ -37,8 +37,9 @@ const (
 //     for v1alpha1 the worker/API pair): no component's image is written
 //     while an old pod of a component it depends on exists;
 //   - one-write-per-image: the operator set a Deployment's template to the
-//     same images at most once for one upgrade (an upgrade deleted and
-//     created again counts afresh: UpgradeDeleted facts);
+//     same images at most once for one generation of an upgrade (a spec
+//     changed to another image and back writes it again; an upgrade
+//     deleted and created again counts afresh: UpgradeDeleted facts);
 //   - phase-monotone: within one generation of an upgrade, its phases never
 //     go back (Pending < UpgradingWorkers < WaitingForWorkers < UpgradingAPI
 //     < WaitingForAPI < Completed; v1beta1 Pending < Progressing <
@@ -203,7 +204,11 @@ func oneWritePerImage(h History) []Violation {
 				lives++
 			}
 		}
-		life := fmt.Sprintf("%s %s %d", k, op.Request, lives)
+		gen := int64(0)
+		if op.Upgrade != nil {
+			gen = op.Upgrade.Generation
+		}
+		life := fmt.Sprintf("%s %s %d %d", k, op.Request, lives, gen)
 		count[life]++
 		if count[life] == 2 {
 			out = append(out, Violation{CheckOneWrite, fmt.Sprintf("deployment %s written a second time at t=%.3fs (op #%d)", k, op.Call, op.ID)})

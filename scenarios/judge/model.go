@@ -272,13 +272,16 @@ func terminating(p pod) string {
 // component of the reconciled upgrade, it is legal only while every
 // component that one depends on is fully rolled out to its target image
 // (for a v1alpha1 upgrade: the API's write needs the worker rolled out).
-// A status write claims what its phases say: a component moving into
-// Upgrading claims its dependencies fully rolled out, into RollingOut or
-// Rolled too unless its template already holds its target (that write was
-// judged), into Rolled itself rolled out; the upgrade moving into
-// Completed claims every component rolled out now or since its template
-// took its target (v1alpha1: UpgradingAPI claims the worker, WaitingForAPI
-// too unless the API's template holds its target, Completed both).
+// A status write claims what its phases say, each "rolled out" meaning
+// now or at some point since the workload's template took its target (a
+// person scaling or restarting it since does not unmake a rollout; a
+// write of other images does): a component moving into Upgrading claims
+// its dependencies rolled out, into RollingOut or Rolled too unless its
+// template already holds its target (that write was judged), into Rolled
+// itself rolled out; the upgrade moving into Completed claims every
+// component rolled out (v1alpha1: UpgradingAPI claims the worker,
+// WaitingForAPI too unless the API's template holds its target,
+// Completed both). Only a write is judged against the state now.
 func judge(w *world, s step) (bool, string, *world) {
 	if s.op == nil {
 		return true, "", w.apply(s.facts)
@@ -358,7 +361,7 @@ func judgeWorkloadWrite(w *world, op *Op, before deployment) (bool, string) {
 	if !ok {
 		return true, ""
 	}
-	if ok, why := w.dependenciesRolled(u, c, ns); !ok {
+	if ok, why := w.dependenciesRolled(u, c, ns, w.rolled); !ok {
 		return false, fmt.Sprintf("%s image %s written while %s", label(u, c), strings.Join(op.Images, ","), why)
 	}
 	return true, ""
@@ -389,15 +392,17 @@ func label(u *UpgradeSpec, c ComponentSpec) string {
 }
 
 // dependenciesRolled says whether every component c depends on is fully
-// rolled out to its target image (ns is the upgrade's namespace); the
-// string says which is not, and why.
-func (w *world) dependenciesRolled(u *UpgradeSpec, c ComponentSpec, ns string) (bool, string) {
+// rolled out to its target image by rolled (world.rolled: now, for a
+// write; world.rolledOrWas: now or since it took its target, for a
+// claim); ns is the upgrade's namespace; the string says which is not,
+// and why.
+func (w *world) dependenciesRolled(u *UpgradeSpec, c ComponentSpec, ns string, rolled func(key, image string) (bool, string)) (bool, string) {
 	for _, d := range c.DependsOn {
 		dep, ok := u.Component(d)
 		if !ok {
 			continue
 		}
-		if ok, why := w.rolled(dep.key(ns), dep.Image); !ok {
+		if ok, why := rolled(dep.key(ns), dep.Image); !ok {
 			return false, fmt.Sprintf("the %s is not fully rolled out: %s", depLabel(u, dep), why)
 		}
 	}
@@ -433,12 +438,12 @@ func judgeTransition(w *world, op *Op) (bool, string) {
 			if to != string(v1beta1.ComponentUpgrading) && w.carries(c.key(ns), c.Image) {
 				break
 			}
-			if ok, why := w.dependenciesRolled(u, c, ns); !ok {
+			if ok, why := w.dependenciesRolled(u, c, ns, w.rolledOrWas); !ok {
 				return false, fmt.Sprintf("component %q claimed %s while %s", c.Name, to, why)
 			}
 		}
 		if to == string(v1beta1.ComponentRolled) {
-			if ok, why := w.rolled(c.key(ns), c.Image); !ok {
+			if ok, why := w.rolledOrWas(c.key(ns), c.Image); !ok {
 				return false, fmt.Sprintf("component %q claimed Rolled while not fully rolled out: %s", c.Name, why)
 			}
 		}
@@ -458,7 +463,7 @@ func judgeUpgradePhase(w *world, op *Op) (bool, string) {
 		if op.Phase == string(upgradesv1alpha1.PhaseWaitingForAPI) && w.carries(eventlog.WorkloadKey("", ns, u.API), u.APIImage) {
 			break // the API's write was judged when it was made
 		}
-		if ok, why := w.rolled(eventlog.WorkloadKey("", ns, u.Worker), u.WorkerImage); !ok {
+		if ok, why := w.rolledOrWas(eventlog.WorkloadKey("", ns, u.Worker), u.WorkerImage); !ok {
 			return false, fmt.Sprintf("phase %s claimed while the worker is not fully rolled out: %s", op.Phase, why)
 		}
 	case upgradesv1alpha1.PhaseCompleted:
