@@ -301,8 +301,9 @@ func (r *Real) History() judge.History {
 	return h
 }
 
-// logWrites are the out-of-process operator's template writes, read from
-// the event log (judge.LogWrites) against the upgrades as they are now: the
+// logWrites are the out-of-process operator's template writes and status
+// claims, read from the event log (judge.LogWrites, judge.LogClaims)
+// against the upgrades as they are now: the
 // calls of a process are not recorded, so the steps that count the
 // operator's writes and the judge see these.
 func (r *Real) logWrites(h judge.History) ([]judge.Op, error) {
@@ -312,7 +313,10 @@ func (r *Real) logWrites(h judge.History) ([]judge.Op, error) {
 	if err := r.suite.client.List(ctx, &ups, client.InNamespace(r.ns)); err != nil {
 		return nil, fmt.Errorf("list the upgrades of namespace %s to read the operator's writes from the event log: %w", r.ns, err)
 	}
-	return judge.LogWrites(h, judge.SpecsOf(ups.Items)), nil
+	specs := judge.SpecsOf(ups.Items)
+	// the status claims too (judge.LogClaims): what its phases said, read
+	// from the log, is judged like a recorded status write
+	return append(judge.LogWrites(h, specs), judge.LogClaims(h, specs)...), nil
 }
 
 // caughtUp compares the recorder's live objects with a fresh list.

@@ -269,3 +269,29 @@ func TestOneWritePerImageCountsEachGeneration(t *testing.T) {
 	b.h.Ops[len(b.h.Ops)-1].Upgrade = &gen3
 	assert.Empty(t, oneWritePerImage(b.h))
 }
+
+// Without a recorded call the event log's phase lines are the claims
+// (LogClaims): Completed read from the log while the API still rolls is
+// judged like a recorded status write; after its rollout it is legal.
+func TestLogClaimsJudgeTheLogsPhases(t *testing.T) {
+	logOnly := func(b *builder) *Result {
+		h := History{Facts: b.h.Facts}
+		h.Ops = LogWrites(h, []UpgradeSpec{withNS(diamond)})
+		h.Ops = append(h.Ops, LogClaims(h, []UpgradeSpec{withNS(diamond)})...)
+		return Check(h)
+	}
+	b := diamondStart().roll("db", false).roll("worker", false).roll("indexer", false).graphWrite("api", "api:2")
+	r := logOnly(b.completed())
+	assert.Equal(t, porcupine.Illegal, r.Linearizable)
+	assert.Contains(t, r.Illegal, `phase Completed claimed while the component "api" is not fully rolled out`)
+
+	b = diamondStart().roll("db", false).roll("worker", false).roll("indexer", false).roll("api", false)
+	r = logOnly(b.completed())
+	assert.True(t, r.OK(), "%s %v", r.Illegal, r.Violations)
+}
+
+func withNS(u *UpgradeSpec) UpgradeSpec {
+	c := *u
+	c.Namespace = "ns"
+	return c
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,6 +69,9 @@ func Judge(in Input) *Result {
 	if extra := LogWrites(h, in.Upgrades); len(extra) > 0 {
 		h.Ops = append(slices.Clip(h.Ops), extra...)
 	}
+	if extra := LogClaims(h, in.Upgrades); len(extra) > 0 {
+		h.Ops = append(slices.Clip(h.Ops), extra...)
+	}
 	return check(h, in.Upgrades)
 }
 
@@ -124,6 +128,95 @@ func LogWrites(h History, upgrades []UpgradeSpec) []Op {
 		}
 	}
 	return out
+}
+
+// LogClaims are the ops standing for the operator's status claims that
+// h's facts show and its calls do not: for each upgrade of upgrades with
+// no recorded status write, every resourceVersion at which its Phase or a
+// ComponentPhase fact changed becomes one status op (FromLog) carrying the
+// phases before and after, so the model judges what the status claimed
+// (Completed while a component is not rolled out) for a runner that
+// records no calls (an operator out of process, make demo). One op per
+// upgrade and resourceVersion.
+func LogClaims(h History, upgrades []UpgradeSpec) []Op {
+	recorded := map[string]bool{} // namespace/name of upgrades with a recorded status write
+	for i := range h.Ops {
+		if op := &h.Ops[i]; isStatusClaim(op) && op.Write() {
+			recorded[eventlog.Key(upgradeNamespace(op), op.Name)] = true
+		}
+	}
+	specs := map[string]*UpgradeSpec{}
+	for i := range upgrades {
+		u := &upgrades[i]
+		if k := eventlog.Key(u.Namespace, u.Name); !recorded[k] {
+			specs[k] = u
+		}
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	type status struct {
+		phase      string
+		components map[string]string
+	}
+	now := map[string]status{}
+	var out []Op
+	var open *Op // the claim of the resourceVersion being read
+	for _, f := range orderedFacts(h.Facts) {
+		k := eventlog.Key(f.Namespace, f.Name)
+		u, ok := specs[k]
+		if !ok {
+			continue
+		}
+		switch f.Event.Event {
+		case eventlog.UpgradeDeleted:
+			delete(now, k)
+			open = nil
+			continue
+		case eventlog.Phase, eventlog.ComponentPhase:
+		default:
+			continue
+		}
+		st := now[k]
+		if open == nil || open.RV != f.RV || open.Name != f.Name || open.Namespace != f.Namespace {
+			spec := *u
+			out = append(out, Op{ID: len(h.Ops) + len(out) + 1, Verb: "patch", Kind: "ApplicationUpgrade", Sub: "status",
+				Namespace: f.Namespace, Name: f.Name, Call: f.T, Return: f.T, CallSeq: f.Seq, ReturnSeq: f.Seq, RV: f.RV,
+				Phase: st.phase, PrevPhase: st.phase, Components: maps.Clone(st.components), PrevComponents: maps.Clone(st.components),
+				Upgrade: &spec, FromLog: true})
+			open = &out[len(out)-1]
+			if open.Components == nil {
+				open.Components = map[string]string{}
+			}
+		}
+		if f.Event.Event == eventlog.Phase {
+			if alphaOnly(f.Phase) && len(u.Graph()) != 2 {
+				// a v1alpha1 view of a graph v1alpha1 cannot say (a
+				// recorder watching v1alpha1): its components say it
+				continue
+			}
+			open.Phase, st.phase = f.Phase, f.Phase
+		} else {
+			c, phase := eventlog.ComponentOf(f.Event)
+			open.Components[c] = phase
+			if st.components == nil {
+				st.components = map[string]string{}
+			}
+			st.components[c] = phase
+		}
+		now[k] = st
+	}
+	return out
+}
+
+// alphaOnly says whether phase is one of v1alpha1's own phases, between
+// Pending and Completed.
+func alphaOnly(phase string) bool {
+	switch upgradesv1alpha1.Phase(phase) {
+	case upgradesv1alpha1.PhaseUpgradingWorkers, upgradesv1alpha1.PhaseWaitingForWorkers, upgradesv1alpha1.PhaseUpgradingAPI, upgradesv1alpha1.PhaseWaitingForAPI:
+		return true
+	}
+	return false
 }
 
 // orderedFacts are facts in resourceVersion order where every one has a

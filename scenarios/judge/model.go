@@ -291,6 +291,9 @@ func judge(w *world, s step) (bool, string, *world) {
 		return true, "", w
 	}
 	switch {
+	case op.FromLog && isStatusClaim(op):
+		ok, why := judgeTransition(w, op)
+		return ok, why, w
 	case op.FromLog:
 		// no call recorded: the write is its facts, judged before them
 		ok, why := judgeWorkloadWrite(w, op, w.deployments[workloadKeyOf(op)])
@@ -460,11 +463,18 @@ func judgeUpgradePhase(w *world, op *Op) (bool, string) {
 	}
 	switch upgradesv1alpha1.Phase(op.Phase) {
 	case upgradesv1alpha1.PhaseUpgradingAPI, upgradesv1alpha1.PhaseWaitingForAPI:
-		if op.Phase == string(upgradesv1alpha1.PhaseWaitingForAPI) && w.carries(eventlog.WorkloadKey("", ns, u.API), u.APIImage) {
-			break // the API's write was judged when it was made
-		}
-		if ok, why := w.rolledOrWas(eventlog.WorkloadKey("", ns, u.Worker), u.WorkerImage); !ok {
-			return false, fmt.Sprintf("phase %s claimed while the worker is not fully rolled out: %s", op.Phase, why)
+		// the API is the component that depends on another (a v1alpha1
+		// spec's, or an alpha-shaped graph's whose log says alpha phases)
+		for _, c := range u.Graph() {
+			if len(c.DependsOn) == 0 {
+				continue
+			}
+			if op.Phase == string(upgradesv1alpha1.PhaseWaitingForAPI) && w.carries(c.key(ns), c.Image) {
+				continue // the API's write was judged when it was made
+			}
+			if ok, why := w.dependenciesRolled(u, c, ns, w.rolledOrWas); !ok {
+				return false, fmt.Sprintf("phase %s claimed while %s", op.Phase, why)
+			}
 		}
 	case upgradesv1alpha1.PhaseCompleted:
 		for _, c := range u.Graph() {

@@ -24,7 +24,9 @@ func TestCountersOnlyReadinessIsCaught(t *testing.T) {
 	assert.NotEmpty(t, res.Reports["job-system/upgrade-v2"].Violations)
 	require.NotNil(t, res.Judged)
 	assert.Equal(t, porcupine.Illegal, res.Judged.Linearizable, "the one judge's model catches it from the event log alone")
-	assert.Contains(t, res.Judged.Illegal, "API image registry.example.com/job-api:v2.0.0 written while the worker is not fully rolled out")
+	// its first illegal step: the status claiming UpgradingAPI (read from
+	// the log, judge.LogClaims) before the API's write
+	assert.Contains(t, res.Judged.Illegal, "phase UpgradingAPI claimed while the worker is not fully rolled out: old pod job-worker-")
 	assert.Contains(t, res.Judged.Failed(), judge.CheckOrdering)
 }
 

@@ -9,7 +9,8 @@ import (
 
 // judgedFromLogAlone judges h as the out-of-process operator's history is
 // judged (cluster.Real.History with -real.operator=process): no recorded
-// call; the operator's writes read from the event log (judge.LogWrites)
+// call; the operator's writes and status claims read from the event log
+// (judge.LogWrites, judge.LogClaims)
 // against the upgrades — here the graphs the recorded reconciles read,
 // where Real lists the upgrades.
 func judgedFromLogAlone(h judge.History) *judge.Result {
@@ -22,16 +23,8 @@ func judgedFromLogAlone(h judge.History) *judge.Result {
 		}
 	}
 	logOnly := judge.History{Facts: h.Facts, Incomplete: h.Incomplete}
-	logOnly.Ops = judge.LogWrites(logOnly, specs)
+	logOnly.Ops = append(judge.LogWrites(logOnly, specs), judge.LogClaims(logOnly, specs)...)
 	return judge.Judge(judge.Input{History: logOnly})
-}
-
-// claimsOnly are the mutants whose every write is in order, only their
-// status claims early: the judge reads claims from recorded status writes,
-// so the event log alone (the out-of-process operator) does not judge them;
-// the v1alpha1 steps do (decidedAfterOldPods).
-var claimsOnly = map[string]string{
-	mutants.EarlyCompleted.Name(): "it claims Completed as soon as the API image is written; the judge sees claims in recorded status writes only (a gap of the out-of-process runs: make test-e2e's neverEarly step reads Completed from the log instead)",
 }
 
 // checkLogAloneJudge: the judge of the out-of-process operator (make
@@ -48,10 +41,6 @@ func checkLogAloneJudge(t *testing.T, base Config, results []MutantResult) {
 	}
 	for _, r := range results {
 		if r.Mutant.Equivalent {
-			continue
-		}
-		if why, ok := claimsOnly[r.Mutant.Name()]; ok {
-			t.Logf("mutant %s: not judged from the event log alone: %s", r.Mutant.Name(), why)
 			continue
 		}
 		caught := ""
