@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"maps"
 	"math"
 	"reflect"
 	"sort"
@@ -164,7 +165,7 @@ func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 	if !labelsEqualIgnoreHash(a.Labels, b.Labels) {
 		return false
 	}
-	if !stringMapsEqual(a.Annotations, b.Annotations) {
+	if !maps.Equal(a.Annotations, b.Annotations) { // Semantic.DeepEqual of string maps (nil and empty alike), without copies
 		return false
 	}
 	// Labels and annotations compared above, by hand: reflect.DeepEqual
@@ -173,20 +174,6 @@ func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 	am.Labels, bm.Labels = nil, nil
 	am.Annotations, bm.Annotations = nil, nil
 	return semanticEqual(&am, &bm) && semanticEqual(&a.Spec, &b.Spec)
-}
-
-// stringMapsEqual is Semantic.DeepEqual of two string maps (nil and empty
-// alike), without copying them.
-func stringMapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // labelsEqualIgnoreHash compares label maps without the pod-template-hash
