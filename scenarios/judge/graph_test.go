@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 
@@ -294,4 +295,22 @@ func withNS(u *UpgradeSpec) UpgradeSpec {
 	c := *u
 	c.Namespace = "ns"
 	return c
+}
+
+// A line of the log is judged against the spec of its generation: an
+// upgrade re-specified after it completed does not make its first
+// Completed a false claim.
+func TestLogClaimsReadEachGenerationsSpec(t *testing.T) {
+	b := diamondStart().roll("db", false).roll("worker", false).roll("indexer", false).roll("api", false).completed()
+	gen2 := withNS(diamond)
+	gen2.Generation = 2
+	gen2.Components = slices.Clone(gen2.Components)
+	gen2.Components[0].Image = "db:3"
+	h := History{Facts: b.h.Facts}
+	h.Ops = LogClaims(h, []UpgradeSpec{withNS(diamond), gen2})
+	if assert.Len(t, h.Ops, 2, "the Progressing and Completed lines") {
+		assert.Equal(t, int64(1), h.Ops[1].Upgrade.Generation)
+	}
+	r := Check(h)
+	assert.True(t, r.OK(), "%s %v", r.Illegal, r.Violations)
 }

@@ -145,27 +145,22 @@ func LogClaims(h History, upgrades []UpgradeSpec) []Op {
 			recorded[eventlog.Key(upgradeNamespace(op), op.Name)] = true
 		}
 	}
-	specs := map[string]*UpgradeSpec{}
+	specs := map[string][]*UpgradeSpec{} // by namespace/name, each generation known
 	for i := range upgrades {
 		u := &upgrades[i]
 		if k := eventlog.Key(u.Namespace, u.Name); !recorded[k] {
-			specs[k] = u
+			specs[k] = append(specs[k], u)
 		}
 	}
 	if len(specs) == 0 {
 		return nil
 	}
-	type status struct {
-		phase      string
-		components map[string]string
-	}
-	now := map[string]status{}
+	now := map[string]logStatus{}
 	var out []Op
 	var open *Op // the claim of the resourceVersion being read
 	for _, f := range orderedFacts(h.Facts) {
 		k := eventlog.Key(f.Namespace, f.Name)
-		u, ok := specs[k]
-		if !ok {
+		if _, ok := specs[k]; !ok {
 			continue
 		}
 		switch f.Event.Event {
@@ -178,6 +173,16 @@ func LogClaims(h History, upgrades []UpgradeSpec) []Op {
 			continue
 		}
 		st := now[k]
+		// the spec of the generation the line is about: a claim of a
+		// generation whose spec is not known is not judged (its targets
+		// are not known), though it still moves the phases
+		i := slices.IndexFunc(specs[k], func(u *UpgradeSpec) bool { return u.Generation == f.Generation })
+		if i < 0 {
+			now[k] = claimed(st, f)
+			open = nil
+			continue
+		}
+		u := specs[k][i]
 		if open == nil || open.RV != f.RV || open.Name != f.Name || open.Namespace != f.Namespace {
 			spec := *u
 			out = append(out, Op{ID: len(h.Ops) + len(out) + 1, Verb: "patch", Kind: "ApplicationUpgrade", Sub: "status",
@@ -189,24 +194,41 @@ func LogClaims(h History, upgrades []UpgradeSpec) []Op {
 				open.Components = map[string]string{}
 			}
 		}
-		if f.Event.Event == eventlog.Phase {
-			if alphaOnly(f.Phase) && len(u.Graph()) != 2 {
-				// a v1alpha1 view of a graph v1alpha1 cannot say (a
-				// recorder watching v1alpha1): its components say it
-				continue
-			}
-			open.Phase, st.phase = f.Phase, f.Phase
-		} else {
+		if f.Event.Event == eventlog.Phase && alphaOnly(f.Phase) && len(u.Graph()) != 2 {
+			// a v1alpha1 view of a graph v1alpha1 cannot say (a recorder
+			// watching v1alpha1): its components say it
+			continue
+		}
+		st = claimed(st, f)
+		open.Phase = st.phase
+		if f.Event.Event == eventlog.ComponentPhase {
 			c, phase := eventlog.ComponentOf(f.Event)
 			open.Components[c] = phase
-			if st.components == nil {
-				st.components = map[string]string{}
-			}
-			st.components[c] = phase
 		}
 		now[k] = st
 	}
 	return out
+}
+
+// logStatus is an upgrade's phases as its log's lines said them so far.
+type logStatus struct {
+	phase      string
+	components map[string]string
+}
+
+// claimed is st after f, a Phase or ComponentPhase line.
+func claimed(st logStatus, f Fact) logStatus {
+	if f.Event.Event == eventlog.Phase {
+		st.phase = f.Phase
+		return st
+	}
+	c, phase := eventlog.ComponentOf(f.Event)
+	st.components = maps.Clone(st.components)
+	if st.components == nil {
+		st.components = map[string]string{}
+	}
+	st.components[c] = phase
+	return st
 }
 
 // alphaOnly says whether phase is one of v1alpha1's own phases, between
