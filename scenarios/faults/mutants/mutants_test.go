@@ -44,7 +44,7 @@ func TestMutantsAreNamedAndFound(t *testing.T) {
 		assert.Equal(t, m.Description, got.Description)
 		assert.NotNil(t, m.Policy.Customize, m.Name())
 	}
-	assert.Len(t, All, 5)
+	assert.Len(t, All, 6)
 }
 
 // TestAnyDependencyWritesTheCallerOfAHalfRolledDiamond: db ← {worker,
