@@ -52,7 +52,7 @@ Feature: Failures are reported, named and never followed by the API write
     When the upgrade "upgrade-v2" is deleted and "upgrade-v2b" is applied with the worker Deployment "job-worker"
     Then the phase of "upgrade-v2b" becomes "Completed" within 5 minutes
     And each Deployment image was written once
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real
   Scenario: a failed rollout recovers when the spec names a good image
@@ -64,7 +64,7 @@ Feature: Failures are reported, named and never followed by the API write
     When the upgrade "upgrade-v2" is changed to the worker image "registry.example.com/job-worker:v2.0.0"
     Then the phase becomes "Completed" within 5 minutes
     And the status shows the worker image "job-worker:v2.0.0" and the API image "job-api:v2.0.0"
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real @stale-deadline
   Scenario: a spec corrected back to the running image after the progress deadline fired completes
@@ -81,7 +81,7 @@ Feature: Failures are reported, named and never followed by the API write
     And the upgrade "upgrade-v2" is changed back to the worker's running image
     Then the phase becomes "Completed" within 2 minutes
     And the worker Deployment was seen at its new generation with the previous ReplicaSet's progress deadline
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real @recovery
   Scenario: a rollout that exceeded its progress deadline and then completes recovers the upgrade
@@ -92,7 +92,7 @@ Feature: Failures are reported, named and never followed by the API write
     Then the phase becomes "Failed" within 30 seconds
     And the message contains "progress deadline"
     And the phase becomes "Completed" within 2 minutes
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
     And each Deployment image was written once
 
   @real @quota

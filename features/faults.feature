@@ -16,7 +16,7 @@ Feature: The operator converges through API errors, restarts and leader changes
     And every write of the operator was rejected 5 times before it succeeded
     And the rejected attempts of each write were spread over at least 70 milliseconds
     And each Deployment image was written once
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real @in-process
   Scenario: the API server answers the operator's next ten calls with 503
@@ -28,7 +28,7 @@ Feature: The operator converges through API errors, restarts and leader changes
     Then the phase becomes "Completed" within 5 minutes
     And 10 calls of the operator were failed by the fault
     And each Deployment image was written once
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real @in-process
   Scenario: the operator's first three writes commit, and it is told they timed out
@@ -40,7 +40,7 @@ Feature: The operator converges through API errors, restarts and leader changes
     Then the phase becomes "Completed" within 5 minutes
     And 3 calls of the operator were failed by the fault
     And each Deployment image was written once
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real
   Scenario: the operator restarts while the worker rolls out
@@ -52,7 +52,7 @@ Feature: The operator converges through API errors, restarts and leader changes
     And the operator restarts
     Then the phase becomes "Completed" within 5 minutes
     And each Deployment image was written once
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @sim-only @C09
   Scenario: C09 the operator is killed between its API calls over and over
@@ -64,7 +64,7 @@ Feature: The operator converges through API errors, restarts and leader changes
     Then the phase becomes "Completed" within 30 minutes
     And the operator was killed at least 10 times
     And each Deployment image was written once
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real @process @C09
   Scenario: C09 the operator process is killed with SIGKILL during the worker rollout
@@ -80,7 +80,7 @@ Feature: The operator converges through API errors, restarts and leader changes
     Then the phase becomes "Completed" within 5 minutes
     And every kill came during the worker rollout
     And each Deployment image was written once
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @sim-only @C10
   Scenario: C10 the leader loses its lease in the middle of the worker's rollout
@@ -94,4 +94,4 @@ Feature: The operator converges through API errors, restarts and leader changes
     Then the phase becomes "Completed" within 10 minutes
     And the standby replica took over and wrote
     And each Deployment image was written once
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists

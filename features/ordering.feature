@@ -17,7 +17,7 @@ Feature: The API is upgraded only after every old worker pod is gone
     And the Deployments are rolled out
     When the upgrade "upgrade-v2" is applied
     Then the phase becomes "Completed" within 5 minutes
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
     And the API image is written within 2 seconds after the last old worker pod is deleted
     And the worker's counters said 1 replica, 1 updated, 1 available for at least 50 seconds while an old worker pod still existed
 
@@ -28,7 +28,7 @@ Feature: The API is upgraded only after every old worker pod is gone
     And the Deployments are rolled out
     When the upgrade "upgrade-v2" is applied
     Then the phase becomes "Completed" within 5 minutes
-    And the API image is never written while an old worker pod exists or terminates
+    And the API is neither written nor claimed while an old worker pod exists or terminates
     And the API image is written within 2 seconds after the last old worker pod is deleted
     And the upgrade took at most 3 seconds longer than the worker's rollout plus the API's rollout
 
@@ -49,7 +49,7 @@ Feature: The API is upgraded only after every old worker pod is gone
     Then the phase becomes "Completed" within 5 minutes
     And the worker's status showed 3 replicas, 1 updated and 3 available
     And while the worker's status showed 3 replicas, 1 updated and 3 available, the upgrade was "WaitingForWorkers" and the API image was not written
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real @real-node @sidecar @mutants
   Scenario: a worker whose first container is a sidecar
@@ -61,7 +61,7 @@ Feature: The API is upgraded only after every old worker pod is gone
     And the Deployments are rolled out
     When the upgrade "upgrade-v2" is applied with the worker container "worker"
     Then the phase becomes "Completed" within 5 minutes
-    And the API image is never written while an old worker pod exists or terminates
+    And the API is neither written nor claimed while an old worker pod exists or terminates
     And the API image is written within 2 seconds after the last old worker pod is deleted
     And each Deployment image was written once
 
@@ -74,7 +74,7 @@ Feature: The API is upgraded only after every old worker pod is gone
     Then the phase becomes "Completed" within 5 minutes
     And no new worker pod was created while an old worker pod existed
     And the API image is written only after every new worker pod was ready
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real @C13
   Scenario: C13 the worker already runs the target image

@@ -15,7 +15,7 @@ Feature: A Deployment's status is trusted only once its generation is observed
     Then the phase becomes "Completed" within 5 minutes
     And the worker Deployment was seen a generation ahead of its observedGeneration with complete counters
     And the upgrade was never past "WaitingForWorkers" while the worker's generation was not observed
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @sim-only @C03 @mutants
   Scenario: C03 kube-controller-manager is slow to observe the new worker image
@@ -27,4 +27,4 @@ Feature: A Deployment's status is trusted only once its generation is observed
     Then the phase becomes "Completed" within 5 minutes
     And the operator read the worker Deployment a generation ahead of its observedGeneration
     And the upgrade was never past "WaitingForWorkers" while the worker's generation was not observed
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists

@@ -23,7 +23,7 @@ func (s *scenario) registerThen(sc *godog.ScenarioContext) {
 	sc.Step(`^the upgrade "([^"]+)" is held with a message naming "([^"]+)" within (\d+) seconds$`, s.held)
 	sc.Step(`^the phases were "([^"]+)"$`, s.phasesWere)
 
-	sc.Step(`^the API image is never written while an old worker pod exists(?: or terminates)?$`, s.neverEarly)
+	sc.Step(`^the API is neither written nor claimed while an old worker pod exists(?: or terminates)?$`, s.neverEarly)
 	sc.Step(`^the API image is written within (\d+) seconds? after the last old worker pod is deleted$`, s.handoff)
 	sc.Step(`^the API image is written only after every new worker pod was ready$`, s.apiAfterWorkerReady)
 	sc.Step(`^the upgrade took at most (\d+) seconds? longer than the worker's rollout plus the API's rollout$`, s.noPollingGap)

@@ -16,6 +16,12 @@ func (s *scenario) ordering() judge.Report {
 	return judge.Ordering(s.cl.History().Events(), judge.Pair{Namespace: s.cl.Namespace(), Worker: s.role(roleWorker).name, API: s.role(roleAPI).name})
 }
 
+// neverEarly is the step "the API is neither written nor claimed while an
+// old worker pod exists": no write of the API image while an old worker
+// pod existed (judge.Ordering over the event log), at least one API write,
+// and no claim ahead of the pods — UpgradingAPI only once no old worker pod
+// existed, Completed only once no old pod of either existed
+// (decidedAfterOldPods).
 func (s *scenario) neverEarly() error {
 	rep := s.ordering()
 	if len(rep.Violations) > 0 {
