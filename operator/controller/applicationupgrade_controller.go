@@ -91,13 +91,19 @@ type ApplicationUpgradeReconciler struct {
 //
 // A pass after which a component is Upgrading (its dependencies were just
 // recorded rolled out; Decide writes its image only in a later pass, from a
-// new observation) asks for that later pass at once (AgainAt) rather than
-// waiting for the watch event of its own status patch: the next pass reads
-// the upgrade as patched (ownStatuses) and observes the workloads again
-// from the cache, exactly as any pass does. This takes a status round trip
-// and a watch delivery out of the handoff.
+// new observation) is followed at once by that later pass, in the same
+// Reconcile: it reads the upgrade as patched (ownStatuses) and observes the
+// workloads again from the cache, exactly as any pass does. Neither the
+// watch event of the first pass's status patch nor a turn in the workqueue
+// (behind every other upgrade's events under load) stands between the
+// last old pod's deletion and the dependent's image write. Should the
+// second pass leave a component Upgrading too, the third is asked for at
+// once (AgainAt).
 func (r *ApplicationUpgradeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	res, again, err := r.reconcilePass(ctx, req)
+	if again && err == nil && res.IsZero() {
+		res, again, err = r.reconcilePass(ctx, req)
+	}
 	if again && err == nil && res.IsZero() {
 		res.RequeueAfter = AgainAt
 	}

@@ -136,7 +136,7 @@ func newWorld(t *testing.T, objs ...client.Object) *world {
 		Clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}}
 }
 
-// reconcile runs one reconcile of upgrade name and returns its phase as a
+// reconcile runs one pass of upgrade name and returns its phase as a
 // v1alpha1 client sees it (the stored v1beta1 object converted down).
 func (w *world) reconcile(name string) v1.Phase {
 	w.t.Helper()
@@ -144,13 +144,15 @@ func (w *world) reconcile(name string) v1.Phase {
 	return w.alpha(name).Status.Phase
 }
 
-// pass runs one reconcile of upgrade name, as the workqueue would: after
-// the back-off of a failed write (afterBackOff), and returns the v1beta1
+// pass runs one pass of upgrade name (reconcilePass: Reconcile runs a
+// second at once after a pass that leaves a component Upgrading; the tests
+// step through the passes one by one), as the workqueue would: after the
+// back-off of a failed write (afterBackOff), and returns the v1beta1
 // object.
 func (w *world) pass(name string) *v1beta1.ApplicationUpgrade {
 	w.t.Helper()
 	w.afterBackOff(name)
-	_, err := w.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}})
+	_, _, err := w.r.reconcilePass(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: name}})
 	require.NoError(w.t, err)
 	return w.beta(name)
 }
