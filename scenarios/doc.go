@@ -18,6 +18,7 @@
 //
 //	real/controlplane    starts and stops the local control plane (make controlplane builds its binaries)
 //	real/realcluster     the real-cluster driver every real runner uses (CRDs, apply, event log from watches); RunDemo (make demo)
+//	real/operatorproc    an operator binary as a child process (log file, exit naming pid and log, SIGKILL, SIGTERM with grace): cluster's out-of-process operator and the bench's
 //	real/platforme2e     the platform Upgrade controller end to end, fakevim over HTTP (make test-platform-e2e)
 //	real/install         kustomize, Helm, RBAC, tenancy, quick start on the control plane (make test-chart-e2e, test-rbac, ...)
 //	real/realnode        workloads on the real node's containers (make test-node)

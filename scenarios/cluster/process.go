@@ -5,16 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lunadas/upgrade-operator/scenarios/faults"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/lunadas/upgrade-operator/scenarios/faults"
 	"github.com/lunadas/upgrade-operator/scenarios/real/controlplane"
+	"github.com/lunadas/upgrade-operator/scenarios/real/operatorproc"
 )
 
 // Killer is implemented by the clusters whose operator can be killed as a
@@ -43,83 +43,28 @@ func BuildOperator(ctx context.Context, dir string) (string, error) {
 	return bin, nil
 }
 
-// operatorProcess is one run of the operator binary.
-type operatorProcess struct {
-	cmd  *exec.Cmd
-	log  string
-	done chan error
-}
-
 // startProcess runs bin against kubeconfig, watching namespace only, its
 // output in logPath. Its webhook server is off (--appupgrade-webhooks=false):
 // the test process serves the conversion webhook
 // (realcluster.LocalConversion), which outlives every kill.
-func startProcess(bin, kubeconfig, namespace, logPath string) (*operatorProcess, error) {
-	log, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, "--kubeconfig="+kubeconfig, "--watch-namespaces="+namespace,
-		"--metrics-bind-address=0", "--health-probe-bind-address=0", "--appupgrade-webhooks=false")
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = childProcAttr()
-	if err := cmd.Start(); err != nil {
-		log.Close()
-		return nil, fmt.Errorf("start %s: %w", bin, err)
-	}
-	p := &operatorProcess{cmd: cmd, log: logPath, done: make(chan error, 1)}
-	go func() { p.done <- cmd.Wait(); log.Close() }()
-	return p, nil
+func startProcess(bin, kubeconfig, namespace, logPath string) (*operatorproc.Process, error) {
+	return operatorproc.Start(bin, []string{"--kubeconfig=" + kubeconfig, "--watch-namespaces=" + namespace,
+		"--metrics-bind-address=0", "--health-probe-bind-address=0", "--appupgrade-webhooks=false"}, logPath)
 }
 
-// exited returns the error of a process that stopped on its own, or nil.
-func (p *operatorProcess) exited() error {
-	select {
-	case err := <-p.done:
-		p.done <- err
-		return fmt.Errorf("the operator process (pid %d) exited: %v (log %s)", p.cmd.Process.Pid, err, p.log)
-	default:
-		return nil
-	}
-}
+// stopGrace is how long a stopped operator process may take to exit
+// before it is killed: controller-runtime's default
+// GracefulShutdownTimeout (pkg/manager/internal.go, 30 s).
+const stopGrace = 30 * time.Second
 
-// kill sends SIGKILL and reaps the process; it fails if the process had
-// already exited on its own.
-func (p *operatorProcess) kill() error {
-	if err := p.exited(); err != nil {
-		return err
-	}
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		return err
-	}
-	<-p.done
-	return nil
-}
-
-// stop sends SIGTERM and waits up to 30 s, then SIGKILL.
-func (p *operatorProcess) stop() error {
-	if err := p.exited(); err != nil {
-		return err
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-		return nil // killed by our signal: its exit status says so
-	case <-time.After(30 * time.Second):
-		_ = p.cmd.Process.Signal(syscall.SIGKILL)
-		<-p.done
-		return fmt.Errorf("the operator process (pid %d) ignored SIGTERM for 30 s (log %s)", p.cmd.Process.Pid, p.log)
-	}
-}
-
-// waitStarted waits until the process has logged that the
-// ApplicationUpgrade controller started its workers (its caches synced).
-func (p *operatorProcess) waitStarted(ctx context.Context, timeout time.Duration) error {
+// waitWorkers waits until process p has logged that the ApplicationUpgrade
+// controller started its workers (its caches synced).
+func waitWorkers(ctx context.Context, p *operatorproc.Process, timeout time.Duration) error {
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
-		if err := p.exited(); err != nil {
+		if err := p.Exited(); err != nil {
 			return false, err
 		}
-		out, err := os.ReadFile(p.log)
+		out, err := os.ReadFile(p.Log())
 		if err != nil {
 			return false, err
 		}
@@ -131,7 +76,7 @@ func (p *operatorProcess) waitStarted(ctx context.Context, timeout time.Duration
 		return false, nil
 	})
 	if err != nil {
-		return errors.Join(fmt.Errorf("the operator process (pid %d) did not start its ApplicationUpgrade workers within %s (log %s)", p.cmd.Process.Pid, timeout, p.log), err)
+		return errors.Join(fmt.Errorf("the operator process (pid %d) did not start its ApplicationUpgrade workers within %s (log %s)", p.Pid(), timeout, p.Log()), err)
 	}
 	return nil
 }
@@ -161,7 +106,7 @@ func (r *Real) startProcess(ctx context.Context, waitStarted bool) error {
 	r.proc = p
 	r.mu.Unlock()
 	if waitStarted {
-		return p.waitStarted(ctx, time.Minute)
+		return waitWorkers(ctx, p, time.Minute)
 	}
 	return nil
 }
@@ -176,7 +121,7 @@ func (r *Real) KillOperator(ctx context.Context) error {
 	if p == nil {
 		return fmt.Errorf("SIGKILL needs the operator out of process (-real.operator=process): %w", ErrUnsupported)
 	}
-	if err := p.kill(); err != nil {
+	if err := p.Kill(); err != nil {
 		return err
 	}
 	return r.startProcess(ctx, false)

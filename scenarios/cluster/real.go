@@ -26,6 +26,7 @@ import (
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
 	"github.com/lunadas/upgrade-operator/scenarios/judge"
 	"github.com/lunadas/upgrade-operator/scenarios/real/controlplane"
+	"github.com/lunadas/upgrade-operator/scenarios/real/operatorproc"
 	"github.com/lunadas/upgrade-operator/scenarios/real/realcluster"
 )
 
@@ -108,7 +109,7 @@ type Real struct {
 
 	mu    sync.Mutex
 	mgr   *manager.Running
-	proc  *operatorProcess
+	proc  *operatorproc.Process
 	procs int    // processes started
 	logs  string // the processes' logs
 }
@@ -185,7 +186,7 @@ func (r *Real) stopOperator() error {
 	r.mgr, r.proc = nil, nil
 	r.mu.Unlock()
 	if p != nil {
-		return p.stop()
+		return p.Stop(stopGrace)
 	}
 	if m == nil {
 		return nil
@@ -201,7 +202,7 @@ func (r *Real) operatorExited() error {
 	m, p := r.mgr, r.proc
 	r.mu.Unlock()
 	if p != nil {
-		return p.exited()
+		return p.Exited()
 	}
 	if m == nil {
 		return nil

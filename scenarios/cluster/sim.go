@@ -15,10 +15,6 @@ import (
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
-// RestartDelay is how long a restarted operator process takes to come back
-// in the simulator (a pod restart: image cached, container start).
-const RestartDelay = 2 * time.Second
-
 // Sim runs a scenario in the discrete-event simulator: virtual time, the
 // models of the Deployment and ReplicaSet controllers and of kwok's
 // kubelets, and the operator's real reconciler.
@@ -28,8 +24,9 @@ type Sim struct {
 	rec    *judge.Recorder
 	faults *faults.Boundary
 	ns     string
-	ops    []*simulator.Controller // operator processes by replica
-	leader *leaderModel
+	// replicas are the operator processes; elected once a standby runs.
+	replicas []*faults.Replica
+	elected  bool
 }
 
 var (
@@ -55,7 +52,7 @@ func NewSim(ctx context.Context, opts Options) (*Sim, error) {
 		return nil, err
 	}
 	s.env = env
-	s.ops = []*simulator.Controller{env.Operator}
+	s.replicas = []*faults.Replica{s.newReplica(0, env.Operator)}
 	return s, nil
 }
 

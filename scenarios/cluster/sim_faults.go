@@ -23,7 +23,7 @@ func (s *Sim) injectOwn(f faults.Fault) error {
 		}
 		s.at(f, func() { s.crash(f) })
 	case faults.LeaseLost:
-		if s.leader == nil {
+		if !s.elected {
 			return refuse(BackendSim, f, "it stalls the leader of two replicas: add a standby replica first (a second operator replica is on standby under leader election)")
 		}
 		s.at(f, func() { s.stallLeader(f) })
@@ -75,7 +75,7 @@ func (s *Sim) crash(f faults.Fault) {
 		return
 	}
 	i := 0
-	if s.leader != nil {
+	if s.elected {
 		if j, err := s.leading(); err == nil {
 			i = j
 		}
@@ -86,14 +86,14 @@ func (s *Sim) crash(f faults.Fault) {
 }
 
 // kill crashes operator process replica at once and restarts it the
-// fault's down later; false when it is down already.
+// fault's down later (under leader election: as a new candidate); false
+// when it is down already.
 func (s *Sim) kill(replica int, f faults.Fault) bool {
-	c := s.ops[replica]
-	if c.Crashed() {
+	r := s.replicas[replica]
+	if !r.Alive {
 		return false
 	}
-	c.Crash()
-	s.env.Sim.Schedule(f.Dur("down"), "operator restart", c.Restart)
+	r.CrashFor(f.Dur("down"))
 	return true
 }
 

@@ -5,23 +5,15 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
-	"github.com/lunadas/upgrade-operator/operator/manager"
 	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
-// restartDelay is how long a replica that lost its lease is down
-// (controller-runtime's manager exits the process on "leader election
-// lost"; the kubelet restarts it).
-const restartDelay = time.Second
-
-var leaseKey = types.NamespacedName{Namespace: "upgrade-operator-system", Name: manager.DefaultLeaderElectionID}
-
 // startElection adds the second replica (standing by) and runs both
-// replicas' electors; replica 0, already running, takes the lease at once.
+// replicas under leader election (Replica.Elect); replica 0, already
+// running, takes the lease at once.
 func (in *Injector) startElection() {
 	p0 := in.procs[0]
 	p1, err := in.newProcess(in.ctx, 1)
@@ -32,64 +24,41 @@ func (in *Injector) startElection() {
 	r1 := *in.base
 	r1.ForgetProcessState() // another process: none of replica 0's memory
 	r1.Client = &opClient{Client: p1.writer, p: p1}
-	p1.ctl = in.sim.AddController("applicationupgrade-1", &r1, simrun.OperatorWatches(in.sim)...)
-	p1.ctl.Crash() // standing by until it holds the lease
+	p1.Ctl = in.sim.AddController("applicationupgrade-1", &r1, simrun.OperatorWatches(in.sim)...)
+	p1.Ctl.Crash() // standing by until it holds the lease
 	if p1.cache != nil {
 		in.attachCache(p1)
 	}
 	in.elect(p0)
-	if !p0.leader {
-		p0.ctl.Crash()
+	if !p0.Leading() {
+		p0.Ctl.Crash()
 	}
 	in.elect(p1)
 }
 
-// elect runs p's current incarnation as a candidate, as the operator's
-// manager does (simulator.LeaderElector: client-go's leader elector with
-// controller-runtime's defaults and the manager's ReleaseOnCancel) on the
-// Lease in the store, through p's lease client: its controller
-// cold-starts when it acquires the lease, and the process exits when it
-// stops leading.
 func (in *Injector) elect(p *process) {
-	le, err := in.sim.NewLeaderElector(simulator.LeaderElectionConfig{
-		Lease: leaseKey, Identity: p.identity(), Client: p.lease, ReleaseOnCancel: true,
-		Callbacks: simulator.LeaderCallbacks{
-			OnStartedLeading: func() { in.startedLeading(p) },
-			OnStoppedLeading: func() { in.stoppedLeading(p) },
-		},
-	})
-	if err != nil {
-		in.violate("leader election of %s: %v", p.name, err)
-		return
+	if err := p.Elect(); err != nil {
+		in.violate("%v", err)
 	}
-	p.elector = le
-	le.Run()
 }
 
-// startedLeading starts the new leader's controller with a cold cache.
+// startedLeading notes a new leader (not the first); the Replica then
+// starts its controller with a cold cache.
 func (in *Injector) startedLeading(p *process) {
-	p.leader = true
 	if in.elected {
-		in.note(fmt.Sprintf("%s acquired the lease and starts its controller with a cold cache", p.identity()))
-		in.marker(p.name + " leads")
+		in.note(fmt.Sprintf("%s acquired the lease and starts its controller with a cold cache", p.Identity()))
+		in.marker(p.Name + " leads")
 	}
 	in.elected = true
-	if p.ctl != nil && p.ctl.Crashed() {
-		p.start(in.ctx)
-	}
 }
 
-// stoppedLeading is the manager's "leader election lost": the process
-// exits and is restarted restartDelay later as a new candidate.
-func (in *Injector) stoppedLeading(p *process) {
-	p.leader = false
-	in.note(fmt.Sprintf("%s failed to renew the lease for %s: leader election lost, the process exits", p.name, simulator.DefaultRenewDeadline))
-	in.marker(p.name + " lost the lease")
-	if in.zombieLeaders { // test knob: a process that keeps running without its lease
-		return
-	}
-	in.kill(p)
-	in.sim.Schedule(restartDelay, "restart "+p.name, func() { in.restart(p) })
+// stoppedLeading notes the manager's "leader election lost"; the Replica
+// then exits the process and restarts it RestartDelay later, unless the
+// test knob zombieLeaders keeps it running.
+func (in *Injector) stoppedLeading(p *process) bool {
+	in.note(fmt.Sprintf("%s failed to renew the lease for %s: leader election lost, the process exits", p.Name, simulator.DefaultRenewDeadline))
+	in.marker(p.Name + " lost the lease")
+	return !in.zombieLeaders
 }
 
 // marker records an event of the fault models (no fault of the schedule)
@@ -118,13 +87,13 @@ func leaseExpired(l *coordinationv1.Lease, now time.Time) bool {
 // while p holds an unexpired lease in the store.
 func (in *Injector) checkLeader(p *process, req simulator.APIRequest) {
 	var l coordinationv1.Lease
-	if err := in.sim.ClientFor("lease-checker").Get(in.ctx, leaseKey, &l); err != nil {
-		in.violate("%s wrote %s %s/%s at %s with no lease in the store", p.name, req.GVK.Kind, req.Namespace, req.Name, simulator.FormatElapsed(in.sim.Elapsed()))
+	if err := in.sim.ClientFor("lease-checker").Get(in.ctx, LeaseKey, &l); err != nil {
+		in.violate("%s wrote %s %s/%s at %s with no lease in the store", p.Name, req.GVK.Kind, req.Namespace, req.Name, simulator.FormatElapsed(in.sim.Elapsed()))
 		return
 	}
 	holder := ptr.Deref(l.Spec.HolderIdentity, "")
-	if holder != p.identity() || leaseExpired(&l, in.sim.Now()) {
-		in.violate("two writers: %s wrote %s %s/%s at %s while the lease is held by %s (expired: %v)", p.identity(), req.GVK.Kind,
+	if holder != p.Identity() || leaseExpired(&l, in.sim.Now()) {
+		in.violate("two writers: %s wrote %s %s/%s at %s while the lease is held by %s (expired: %v)", p.Identity(), req.GVK.Kind,
 			req.Namespace, req.Name, simulator.FormatElapsed(in.sim.Elapsed()), holder, leaseExpired(&l, in.sim.Now()))
 	}
 }
@@ -135,5 +104,5 @@ func (in *Injector) leaseLost(f Fault) {
 	p := in.target()
 	d := f.Dur("for")
 	p.stallUntil = in.sim.Now().Add(d)
-	in.record(f, d, fmt.Sprintf("%s's network stalls for %s: every API call it makes times out", p.identity(), d))
+	in.record(f, d, fmt.Sprintf("%s's network stalls for %s: every API call it makes times out", p.Identity(), d))
 }

@@ -169,7 +169,7 @@ func (in *Injector) Setup(ctx context.Context, sim *simulator.Sim, r *controller
 func (in *Injector) Start(op *simulator.Controller) {
 	in.started, in.t0 = true, in.sim.Now()
 	p0 := in.procs[0]
-	p0.ctl = op
+	p0.Ctl = op
 	if p0.cache != nil {
 		in.attachCache(p0)
 	}
@@ -213,8 +213,8 @@ func (in *Injector) describeSetup(f Fault) {
 // attachCache makes the process's informers the only way events reach its
 // controller.
 func (in *Injector) attachCache(p *process) {
-	p.cache.ctl = p.ctl
-	p.ctl.SetDelivery(func(simulator.WatchEvent) (time.Duration, bool) { return 0, true })
+	p.cache.ctl = p.Ctl
+	p.Ctl.SetDelivery(func(simulator.WatchEvent) (time.Duration, bool) { return 0, true })
 }
 
 // Done ends a run whose upgrades were deleted and stay deleted, once the
@@ -331,7 +331,7 @@ func (in *Injector) startRandomKills(f Fault) {
 // randomKill kills p before its call as the armed random crashes draw.
 func (in *Injector) randomKill(p *process) error {
 	for _, f := range in.randomKills {
-		if p.alive && in.rng.Float64()*100 < f.Float("p") {
+		if p.Alive && in.rng.Float64()*100 < f.Float("p") {
 			in.crash(p, f)
 			return errKilled
 		}
@@ -361,47 +361,24 @@ func (in *Injector) violate(format string, args ...any) {
 // crash kills p (the leader in lease mode); it restarts after down.
 func (in *Injector) crash(p *process, f Fault) {
 	down := f.Dur("down")
-	if !p.alive {
-		in.record(f, 0, p.name+" is already down")
+	if !p.Alive {
+		in.record(f, 0, p.Name+" is already down")
 		return
 	}
-	in.record(f, down, fmt.Sprintf("%s killed, restarts in %s with a cold cache", p.name, down))
-	in.kill(p)
-	in.sim.Schedule(down, "restart "+p.name, func() { in.restart(p) })
-}
-
-func (in *Injector) kill(p *process) {
-	p.alive, p.leader = false, false
-	if p.elector != nil {
-		p.elector.Kill()
-	}
-	if p.ctl != nil {
-		p.ctl.Crash()
-	}
-}
-
-// restart brings p back as a new incarnation: it runs its controller at
-// once, or in lease mode stands as a candidate.
-func (in *Injector) restart(p *process) {
-	p.alive = true
-	p.incarnation++
-	if in.leaseMode {
-		in.elect(p)
-		return
-	}
-	p.start(in.ctx)
+	in.record(f, down, fmt.Sprintf("%s killed, restarts in %s with a cold cache", p.Name, down))
+	p.CrashFor(down)
 }
 
 // target is the process faults of the process kind hit: the leader, else
 // the first live one.
 func (in *Injector) target() *process {
 	for _, p := range in.procs {
-		if p.leader {
+		if p.Leading() {
 			return p
 		}
 	}
 	for _, p := range in.procs {
-		if p.alive {
+		if p.Alive {
 			return p
 		}
 	}

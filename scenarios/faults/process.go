@@ -21,24 +21,17 @@ import (
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
-// process is one operator replica: its controller, its client (named after
-// it, so faults hit only the operator), its informers when the schedule
-// needs a cache, and its leader-election state.
+// process is one operator replica (Replica: its controller,
+// incarnations and leader election) with its client (named after it, so
+// faults hit only the operator), its informers when the schedule needs a
+// cache, and its network stall.
 type process struct {
-	in          *Injector
-	name        string
-	ctl         *simulator.Controller
-	writer      client.Client
-	lease       client.Client
-	cache       *informers
-	alive       bool
-	leader      bool
-	incarnation int
-	elector     *simulator.LeaderElector // lease mode: this incarnation's
-	stallUntil  time.Time
+	*Replica
+	in         *Injector
+	writer     client.Client
+	cache      *informers
+	stallUntil time.Time
 }
-
-func (p *process) identity() string { return fmt.Sprintf("%s_%d", p.name, p.incarnation) }
 
 func (p *process) stalled() bool { return p.in.sim.Now().Before(p.stallUntil) }
 
@@ -47,18 +40,18 @@ func (p *process) stalled() bool { return p.in.sim.Now().Before(p.stallUntil) }
 // the controller starts only once every informer has listed; a failed
 // list is retried a second later.
 func (p *process) start(ctx context.Context) {
-	incarnation := p.incarnation
+	incarnation := p.Incarnation
 	if p.cache != nil {
 		if err := p.cache.reset(ctx); err != nil {
-			p.in.sim.Schedule(time.Second, "cache sync of "+p.name, func() {
-				if p.alive && p.incarnation == incarnation && p.ctl.Crashed() && (p.leader || !p.in.leaseMode) {
+			p.in.sim.Schedule(time.Second, "cache sync of "+p.Name, func() {
+				if p.Alive && p.Incarnation == incarnation && p.Ctl.Crashed() && (p.Leading() || !p.in.leaseMode) {
 					p.start(ctx)
 				}
 			})
 			return
 		}
 	}
-	p.ctl.Restart()
+	p.Ctl.Restart()
 }
 
 // opClient is the operator's client: reads from the process's informers
@@ -147,11 +140,21 @@ func (c *opClient) Update(ctx context.Context, obj client.Object, opts ...client
 
 // newProcess makes replica n; its reconciler is base with the process's client.
 func (in *Injector) newProcess(ctx context.Context, n int) (*process, error) {
-	p := &process{in: in, name: fmt.Sprintf("operator-%d", n), alive: true, incarnation: 1}
-	p.writer = in.sim.ClientFor(p.name)
-	p.lease = in.sim.ClientFor(p.name + "/lease")
+	p := &process{in: in}
+	p.Replica = NewReplica(in.sim, fmt.Sprintf("operator-%d", n), ReplicaHooks{
+		Stalled: func() error {
+			if p.stalled() {
+				return timeoutErr()
+			}
+			return nil
+		},
+		Start: func() { p.start(in.ctx) },
+		Led:   func() { in.startedLeading(p) },
+		Lost:  func() bool { return in.stoppedLeading(p) },
+	})
+	p.writer = in.sim.ClientFor(p.Name)
 	if in.cacheMode {
-		cache, err := newInformers(in.sim, in.sim.ClientFor(p.name+"/informer"))
+		cache, err := newInformers(in.sim, in.sim.ClientFor(p.Name+"/informer"))
 		if err != nil {
 			return nil, err
 		}
@@ -161,9 +164,8 @@ func (in *Injector) newProcess(ctx context.Context, n int) (*process, error) {
 		p.cache = cache
 	}
 	in.procs = append(in.procs, p)
-	in.byClient[p.name] = p
-	in.auxClient[p.name+"/lease"] = p
-	in.auxClient[p.name+"/informer"] = p
+	in.byClient[p.Name] = p
+	in.auxClient[p.Name+"/informer"] = p
 	return p, nil
 }
 
@@ -189,7 +191,7 @@ func (in *Injector) writeWorkload(p *process, kind string, key types.NamespacedN
 	in.inWrite = nil
 	if err == nil && !w.committed {
 		in.violate("duplicate write: %s wrote %s %s at %s although it already had image %s",
-			p.name, kind, key, simulator.FormatElapsed(in.sim.Elapsed()), imgs())
+			p.Name, kind, key, simulator.FormatElapsed(in.sim.Elapsed()), imgs())
 	}
 	return err
 }
@@ -236,13 +238,13 @@ func (in *Injector) observeCommit(ev simulator.WatchEvent) {
 	if kind != "deployment" {
 		name = kind + "/" + name
 	}
-	in.writeLog = append(in.writeLog, Write{At: in.sim.Elapsed(), Process: w.p.name, Deployment: name, Image: img})
+	in.writeLog = append(in.writeLog, Write{At: in.sim.Elapsed(), Process: w.p.Name, Deployment: name, Image: img})
 	if in.writes[name+"="+img]++; in.writes[name+"="+img] == 2 {
 		in.violate("duplicate write: %s %s written twice with image %s (again by %s at %s)",
-			kind, w.key, img, w.p.name, simulator.FormatElapsed(in.sim.Elapsed()))
+			kind, w.key, img, w.p.Name, simulator.FormatElapsed(in.sim.Elapsed()))
 	}
 	if !in.deletedAt.IsZero() && in.sim.Now().Sub(in.deletedAt) > deleteSettle {
-		in.violate("%s %s written by %s at %s, %s after its upgrade was deleted", kind, w.key, w.p.name,
+		in.violate("%s %s written by %s at %s, %s after its upgrade was deleted", kind, w.key, w.p.Name,
 			simulator.FormatElapsed(in.sim.Elapsed()), in.sim.Now().Sub(in.deletedAt))
 	}
 }

@@ -5,62 +5,42 @@ package realbench
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/lunadas/upgrade-operator/scenarios/bench/opstats"
+	"github.com/lunadas/upgrade-operator/scenarios/real/operatorproc"
 )
 
-// operatorProc is one run of the benchoperator binary.
+// operatorProc is one run of the benchoperator binary (an
+// operatorproc.Process) and the address of its /snapshot endpoint.
 type operatorProc struct {
-	cmd  *exec.Cmd
+	*operatorproc.Process
 	addr string
-	log  string
-	// exited is closed when the process has exited; err is then its Wait error.
-	exited chan struct{}
-	err    error
 }
 
-// exitErr returns the exit error if the process has exited.
-func (p *operatorProc) exitErr() (bool, error) {
-	select {
-	case <-p.exited:
-		return true, fmt.Errorf("operator exited: %v (log %s)", p.err, p.log)
-	default:
-		return false, nil
-	}
-}
+// stopGrace is how long a stopped benchoperator may take to exit before
+// it is killed.
+const stopGrace = 10 * time.Second
 
 // startOperator runs bin against kubeconfig watching namespaces (nil: all)
 // and waits until its /snapshot endpoint answers.
 func startOperator(ctx context.Context, bin, kubeconfig, dir, name string, namespaces []string) (*operatorProc, error) {
 	addrFile := filepath.Join(dir, name+".addr")
-	logPath := filepath.Join(dir, name+".log")
-	logf, err := os.Create(logPath)
-	if err != nil {
-		return nil, err
-	}
 	args := []string{"--kubeconfig=" + kubeconfig, "--watch-namespaces=" + strings.Join(namespaces, ","), "--addr-file=" + addrFile}
 	// BENCH_OPERATOR_ARGS adds flags, e.g. "--zap-log-level=5" to log every reconcile.
 	args = append(args, strings.Fields(os.Getenv("BENCH_OPERATOR_ARGS"))...)
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = childProcAttr()
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return nil, fmt.Errorf("start %s: %w", bin, err)
+	proc, err := operatorproc.Start(bin, args, filepath.Join(dir, name+".log"))
+	if err != nil {
+		return nil, err
 	}
-	p := &operatorProc{cmd: cmd, log: logPath, exited: make(chan struct{})}
-	go func() { p.err = cmd.Wait(); logf.Close(); close(p.exited) }()
+	p := &operatorProc{Process: proc}
 	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		if exited, err := p.exitErr(); exited {
+		if err := p.Exited(); err != nil {
 			return false, err
 		}
 		b, err := os.ReadFile(addrFile)
@@ -80,7 +60,7 @@ func startOperator(ctx context.Context, bin, kubeconfig, dir, name string, names
 func (p *operatorProc) waitSynced(ctx context.Context, timeout time.Duration) (opstats.Snapshot, error) {
 	var snap opstats.Snapshot
 	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		if exited, err := p.exitErr(); exited {
+		if err := p.Exited(); err != nil {
 			return false, err
 		}
 		s, err := opstats.Fetch(ctx, p.addr)
@@ -121,15 +101,5 @@ func (p *operatorProc) snapshot(ctx context.Context) (opstats.Snapshot, error) {
 	return opstats.Fetch(ctx, p.addr)
 }
 
-// stop sends SIGTERM, waits up to 10 s, then SIGKILL.
-func (p *operatorProc) stop() error {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.exited:
-		return p.err
-	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-		return errors.Join(errors.New("operator ignored SIGTERM for 10 s"), p.err)
-	}
-}
+// stop sends SIGTERM, waits up to stopGrace, then SIGKILL.
+func (p *operatorProc) stop() error { return p.Stop(stopGrace) }

@@ -1,10 +1,9 @@
-//go:build bench
-
-package realbench
+package operatorproc
 
 import "syscall"
 
-// childProcAttr kills the operator subprocess when the driver dies.
+// childProcAttr has the kernel kill the operator process if the driver
+// dies first.
 func childProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package cluster
+package operatorproc
 
 import "syscall"
 

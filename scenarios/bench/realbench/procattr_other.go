@@ -1,7 +1,0 @@
-//go:build bench && !linux
-
-package realbench
-
-import "syscall"
-
-func childProcAttr() *syscall.SysProcAttr { return nil }
