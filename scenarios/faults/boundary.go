@@ -101,6 +101,15 @@ func (b *Boundary) record(f Fault, d time.Duration, note string) int {
 	return len(b.fired) - 1
 }
 
+// Mark records an event of the fault models that is no fault (a line
+// of an actor: an apply that failed), shown on the timeline by its note.
+func (b *Boundary) Mark(note string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.elapsed()
+	b.fired = append(b.fired, Fired{Start: now, End: now, Note: note})
+}
+
 // Fired lists the faults fired so far, each crash's kill once.
 func (b *Boundary) Fired() []Fired {
 	b.mu.Lock()

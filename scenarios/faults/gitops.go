@@ -38,15 +38,15 @@ const GitopsManager = "kustomize-controller"
 //
 // On a graph the component is any of the upgrade's, of any workload kind;
 // the previous image is the one its workload was created with.
-func (in *Injector) gitopsRevert(f Fault) {
-	comp, ok := in.component(f.Str("dep"))
+func (a *actors) gitopsRevert(f Fault) {
+	comp, ok := a.st.component(f.Str("dep"))
 	if !ok {
-		in.record(f, 0, "no upgrade has a component named "+f.Str("dep"))
+		a.st.record(f, 0, "no upgrade has a component named "+f.Str("dep"))
 		return
 	}
 	key, kind := comp.Workload, strings.ToLower(string(comp.Kind))
 	every, window, ignore := f.Dur("every"), f.Dur("for"), f.Str("ignore") == "true"
-	old := originalImage(in.objs, comp)
+	old := a.st.originalImage(comp)
 	if old == "" {
 		old = retag(comp.Image, "v1.0.0")
 	}
@@ -57,28 +57,28 @@ func (in *Injector) gitopsRevert(f Fault) {
 	if comp.Graph {
 		what += " (component " + comp.Name + ")"
 	}
-	in.record(f, window, what)
-	end := in.sim.Now().Add(window)
+	a.st.record(f, window, what)
+	end := a.rt.Now().Add(window)
 	written := false // the operator's image was seen on the workload
-	container := containerName(in.objs, comp)
+	container := a.st.containerName(comp)
 	var tick func()
 	tick = func() {
-		target := in.targetImage(comp) // a respec may have changed it
-		in.checkNotCompletedWhileReverted(comp, container, target)
-		if in.workloadImage(comp, container) == target {
+		target := a.st.targetImage(comp) // a respec may have changed it
+		a.checkNotCompletedWhileReverted(comp, container, target)
+		if a.workloadImage(comp, container) == target {
 			written = true
 		}
 		img := old
 		if ignore {
 			img = ""
 		}
-		last := !in.sim.Now().Before(end)
+		last := !a.rt.Now().Before(end)
 		if last && !ignore && written {
 			img = target // Git fixed: it now carries the target image
 		}
-		in.gitopsApply(comp, container, img)
+		a.gitopsApply(comp, container, img)
 		if !last {
-			in.sim.Schedule(min(every, end.Sub(in.sim.Now())), "gitops re-apply", tick)
+			a.rt.After(min(every, end.Sub(a.rt.Now())), "gitops re-apply", tick)
 		}
 	}
 	tick()
@@ -86,7 +86,7 @@ func (in *Injector) gitopsRevert(f Fault) {
 
 // gitopsApply applies the Git manifest's view of the component's container
 // (image "" = the manifest does not set it) with force under GitopsManager.
-func (in *Injector) gitopsApply(comp component, container, image string) {
+func (a *actors) gitopsApply(comp component, container, image string) {
 	ct := corev1ac.Container().WithName(container)
 	if image != "" {
 		ct = ct.WithImage(image)
@@ -102,26 +102,16 @@ func (in *Injector) gitopsApply(comp component, container, image string) {
 	default:
 		ac = appsv1ac.Deployment(key.Name, key.Namespace).WithSpec(appsv1ac.DeploymentSpec().WithTemplate(tpl))
 	}
-	if err := in.sim.ClientFor(GitopsManager).Apply(in.ctx, ac, client.FieldOwner(GitopsManager), client.ForceOwnership); err != nil {
-		in.note(fmt.Sprintf("kustomize-controller's apply of %s failed: %v", key, err))
+	if err := a.rt.Client(GitopsManager).Apply(a.ctx, ac, client.FieldOwner(GitopsManager), client.ForceOwnership); err != nil {
+		a.st.note(fmt.Sprintf("kustomize-controller's apply of %s failed: %v", key, err))
 	}
-}
-
-// targetImage is comp's current target image in its upgrade.
-func (in *Injector) targetImage(comp component) string {
-	if s := in.spec[comp.Upgrade]; s != nil {
-		if c, ok := s.component(comp.Name); ok {
-			return c.Image
-		}
-	}
-	return comp.Image
 }
 
 // workloadImage is the image of the container of comp's workload, or ""
 // when it cannot be read.
-func (in *Injector) workloadImage(comp component, container string) string {
+func (a *actors) workloadImage(comp component, container string) string {
 	w := newWorkload(comp.Kind)
-	if err := in.sim.ClientFor(GitopsManager+"/observer").Get(in.ctx, comp.Workload, w); err != nil {
+	if err := a.rt.Client(GitopsManager+"/observer").Get(a.ctx, comp.Workload, w); err != nil {
 		return ""
 	}
 	_, tpl := workloadTemplate(w)
@@ -131,17 +121,17 @@ func (in *Injector) workloadImage(comp component, container string) string {
 // checkNotCompletedWhileReverted flags comp's upgrade reported Completed
 // (for its current generation) while comp's workload does not carry the
 // target image.
-func (in *Injector) checkNotCompletedWhileReverted(comp component, container, target string) {
-	img := in.workloadImage(comp, container)
+func (a *actors) checkNotCompletedWhileReverted(comp component, container, target string) {
+	img := a.workloadImage(comp, container)
 	if img == "" || img == target {
 		return
 	}
 	var u upgradesv1beta1.ApplicationUpgrade
-	if err := in.sim.ClientFor(GitopsManager+"/observer").Get(in.ctx, comp.Upgrade, &u); err != nil {
+	if err := a.rt.Client(GitopsManager+"/observer").Get(a.ctx, comp.Upgrade, &u); err != nil {
 		return
 	}
 	if u.Status.Phase == upgradesv1beta1.PhaseCompleted && u.Generation == u.Status.ObservedGeneration {
-		in.violate("upgrade %s Completed at %s while %s %s runs %s, not %s", comp.Upgrade,
-			simulator.FormatElapsed(in.sim.Elapsed()), strings.ToLower(string(comp.Kind)), comp.Workload, img, target)
+		a.st.violate("upgrade %s Completed at %s while %s %s runs %s, not %s", comp.Upgrade,
+			simulator.FormatElapsed(a.st.elapsed()), strings.ToLower(string(comp.Kind)), comp.Workload, img, target)
 	}
 }

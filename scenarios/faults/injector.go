@@ -79,11 +79,12 @@ type Injector struct {
 	// components is the number of components of the run's upgrades
 	// (ScaleLimits); 0 means two.
 	components int
-	// webhookDownUntil is the end of a webhook-down window (zero: none).
-	webhookDownUntil time.Time
-	sched            Schedule
-	out              io.Writer
-	ctx              context.Context
+	sched      Schedule
+	out        io.Writer
+	ctx        context.Context
+	// actors are the cluster actors and webhook-down (actor.go), on the
+	// simulator's runtime and the Injector's targets
+	actors *actors
 
 	sim       *simulator.Sim
 	base      *controller.ApplicationUpgradeReconciler
@@ -153,6 +154,7 @@ func NewInjector(sched Schedule, objs []client.Object, transcript io.Writer) *In
 // schedule has cache faults) and installs the API interceptor.
 func (in *Injector) Setup(ctx context.Context, sim *simulator.Sim, r *controller.ApplicationUpgradeReconciler) error {
 	in.ctx, in.sim, in.base = ctx, sim, r
+	in.actors = &actors{ctx: ctx, rt: simRuntime{sim}, st: injectorStage{in}}
 	p, err := in.newProcess(ctx, 0)
 	if err != nil {
 		return err
@@ -241,7 +243,7 @@ func (in *Injector) intercept(req simulator.APIRequest) error {
 	}
 	p := in.byClient[req.Client]
 	if p == nil || !in.started {
-		if in.webhookRefuses(req) { // a user's or an actor's write
+		if in.actors.webhookRefuses(req) { // a user's or an actor's write
 			return webhookErr()
 		}
 		return nil
@@ -267,7 +269,7 @@ func (in *Injector) intercept(req simulator.APIRequest) error {
 	if p.stalled() {
 		return timeoutErr()
 	}
-	if in.webhookRefuses(req) {
+	if in.actors.webhookRefuses(req) {
 		return webhookErr()
 	}
 	write := isWrite(req.Verb)
