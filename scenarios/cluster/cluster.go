@@ -96,6 +96,10 @@ type Cluster interface {
 	Inject(ctx context.Context, f faults.Fault) error
 	// Fired lists the faults fired so far (each kill of a crash once).
 	Fired() []faults.Fired
+	// Violations are what the fault actors saw that must never happen
+	// (gitops-revert: the upgrade Completed while its workload runs the
+	// reverted image); a scenario with any fails.
+	Violations() []string
 	// History is what was recorded so far.
 	History() judge.History
 	// Elapsed is the time since the scenario started (virtual in the simulator).

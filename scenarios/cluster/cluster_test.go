@@ -61,7 +61,11 @@ func TestSimRefusesWhatTheFeaturesCannotInjectInOneLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	for spec, want := range map[string]string{
-		"node-lost@1s":          "run it with make simulate --faults",
+		"stale@1s":              "reads the store directly",
+		"drop@1s:kind=pods":     "reads the store directly",
+		"node-lost@1s":          "",
+		"gitops-revert@1h":      "",
+		"webhook-down@1h":       "",
 		"bad-image:dep=api":     "changes the manifests before a make simulate run",
 		"lease-lost@0s":         "add a standby replica first",
 		"unavailable@1:n=2":     "",

@@ -106,6 +106,11 @@ type Real struct {
 	rec    *judge.Recorder
 	faults *faults.Boundary
 	obs    *realcluster.Observer
+	// actors are the catalog's cluster actors on real timers (Inject);
+	// Close cancels their calls and stops their timers
+	actors     *faults.LiveActors
+	actorsRT   *realRuntime
+	stopActors context.CancelFunc
 
 	mu    sync.Mutex
 	mgr   *manager.Running
@@ -121,6 +126,9 @@ var _ Cluster = (*Real)(nil)
 func NewReal(ctx context.Context, suite *RealSuite, opts Options) (*Real, error) {
 	r := &Real{suite: suite, opts: opts, ns: namespaceFor(opts.Scenario, time.Now().UnixNano()), start: time.Now()}
 	r.faults = faults.NewBoundary(opts.Seed, r.Elapsed, nil)
+	r.actorsRT = newRealRuntime(suite.RESTConfig)
+	actx, cancel := context.WithCancel(context.Background())
+	r.stopActors = cancel
 	if opts.Nodes > 1 {
 		if suite.ControlPlane == nil {
 			return nil, fmt.Errorf("scenario %q needs %d nodes: the real backend adds nodes only to the local control plane, not to a cluster given by kubeconfig", opts.Scenario, opts.Nodes)
@@ -130,6 +138,7 @@ func NewReal(ctx context.Context, suite *RealSuite, opts Options) (*Real, error)
 		}
 	}
 	r.rec = judge.NewRecorder(r.start, time.Now)
+	r.actors = faults.NewLiveActors(actx, r.actorsRT, r.ns, r.faults, r.Elapsed, r.rec.History)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.ns}}
 	if err := suite.client.Create(ctx, ns); err != nil {
 		return nil, fmt.Errorf("create namespace %s: %w", r.ns, err)
@@ -348,6 +357,8 @@ func (r *Real) Elapsed() time.Duration { return time.Since(r.start) }
 // Close implements Cluster: the operator and the recording stop and the
 // namespace is deleted (without waiting for it to go).
 func (r *Real) Close(ctx context.Context) error {
+	r.stopActors()
+	r.actorsRT.stop()
 	err := r.stopOperator()
 	r.obs.Stop()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.ns}}

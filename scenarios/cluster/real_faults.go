@@ -8,8 +8,10 @@ import (
 
 // Inject implements Cluster: the API faults act at the operator's
 // recording client as in the simulator (inject); a crash now is a restart
-// of the operator. What a real cluster cannot produce on demand is
-// refused in one line.
+// of the operator; the cluster actors (scale, edit, respec, delete,
+// gitops-revert, node-lost: faults.LiveActors, make simulate's code) act
+// on the API server with clients of their own, on real timers. What a
+// real cluster cannot produce on demand is refused in one line.
 func (r *Real) Inject(ctx context.Context, f faults.Fault) error {
 	if r.OutOfProcess() {
 		switch f.Kind {
@@ -40,9 +42,19 @@ func (r *Real) injectOwn(ctx context.Context, f faults.Fault) error {
 		return refuse(BackendReal, f, "the real backend runs one operator replica, not two under leader election")
 	case faults.KCMLag:
 		return refuse(BackendReal, f, "the watches of the real kube-controller-manager cannot be delayed from outside")
+	case faults.Stale, faults.Drop:
+		return refuse(BackendReal, f, "it lags or cuts the operator's own informers, which are controller-runtime's real cache here, not a model the harness can hold back")
+	case faults.WebhookDown:
+		return refuse(BackendReal, f, "the validating webhook is the test process's harness server (realcluster), one for every scenario running at once and serving v1alpha1 conversion on the same listener: taking it down would fail the other scenarios' writes too")
+	}
+	if faults.Implements(f.Kind) {
+		return r.actors.Inject(f)
 	}
 	return refuseInFeatures(BackendReal, f)
 }
 
 // Fired implements Cluster.
 func (r *Real) Fired() []faults.Fired { return r.faults.Fired() }
+
+// Violations implements Cluster.
+func (r *Real) Violations() []string { return r.actors.Violations() }

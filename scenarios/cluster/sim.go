@@ -27,6 +27,9 @@ type Sim struct {
 	// replicas are the operator processes; elected once a standby runs.
 	replicas []*faults.Replica
 	elected  bool
+	// actors are the catalog's cluster actors and webhook-down
+	// (faults.LiveActors) in virtual time
+	actors *faults.LiveActors
 }
 
 var (
@@ -53,6 +56,8 @@ func NewSim(ctx context.Context, opts Options) (*Sim, error) {
 	}
 	s.env = env
 	s.replicas = []*faults.Replica{s.newReplica(0, env.Operator)}
+	s.actors = faults.NewLiveActors(ctx, faults.SimActorRuntime(env.Sim), s.ns, s.faults, s.Elapsed, s.rec.History)
+	env.Sim.SetAPIInterceptor(s.actors.Intercept)
 	return s, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v34"
@@ -59,6 +60,7 @@ func (s *scenario) registerGraph(sc *godog.ScenarioContext) {
 	sc.Step(`^no component's image is written while an old pod of a component it depends on exists$`, s.graphNeverEarly)
 	sc.Step(`^every component(?: of "([^"]+)")? is "([^"]+)"$`, s.everyComponentIs)
 	sc.Step(`^the components? ((?:"[a-z0-9-]+"(?:, | and )?)+) (?:is|are) "([^"]+)"$`, s.componentsAre)
+	sc.Step(`^the component "([^"]+)" becomes "([^"]+)" within (\d+) seconds$`, s.componentBecomes)
 	sc.Step(`^the status shows "([^"]+)" components rolled out$`, s.rolledOutCount)
 	sc.Step(`^"([^"]+)" and "([^"]+)" were rolling out at the same time$`, s.overlapped)
 	sc.Step(`^"([^"]+)" is written only after the last old pod of "([^"]+)" and of "([^"]+)" is deleted$`, s.writtenAfterBoth)
@@ -375,6 +377,28 @@ func (s *scenario) componentsAre(ctx context.Context, list, phase string) error 
 	}
 	if len(wrong) > 0 {
 		return fmt.Errorf("components not %s: %s (message: %s)", phase, strings.Join(wrong, ", "), u.Status.Message)
+	}
+	return nil
+}
+
+// componentBecomes waits until component comp of the scenario's upgrade
+// (read as v1beta1, whichever version it was applied in) is in phase.
+func (s *scenario) componentBecomes(ctx context.Context, comp, phase string, secs int) error {
+	name, err := s.upgradeName("")
+	if err != nil {
+		return err
+	}
+	seen := ""
+	err = s.cl.Eventually(ctx, fmt.Sprintf("component %s of %s is %s", comp, name, phase), time.Duration(secs)*time.Second, func(ctx context.Context) (bool, error) {
+		u, err := s.getGraph(ctx, name)
+		if err != nil {
+			return false, err
+		}
+		seen = fmt.Sprintf("%q (%s)", s.componentPhase(u, comp), u.Status.Message)
+		return s.componentPhase(u, comp) == phase, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w; last seen %s", err, seen)
 	}
 	return nil
 }

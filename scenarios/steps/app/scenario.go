@@ -29,6 +29,11 @@ import (
 	"github.com/lunadas/upgrade-operator/scenarios/real/realnode"
 )
 
+// FaultActorsCheck names, in Outcome.Checks, what the catalog's fault
+// actors saw that must never happen (cluster.Cluster.Violations:
+// gitops-revert's "Completed while the workload runs the reverted image").
+const FaultActorsCheck = "fault actors"
+
 // scenario is the state of one running scenario.
 type scenario struct {
 	cfg  Config
@@ -87,6 +92,10 @@ func (s *scenario) finish(ctx context.Context, p *godog.Scenario, stepErr error)
 	if err := s.checkRealNodeExits(h, s.exitsLog()); err != nil {
 		checkErr = errors.Join(checkErr, err)
 		out.Checks = append(out.Checks, RealNodeExitsCheck)
+	}
+	if v := s.cl.Violations(); len(v) > 0 {
+		checkErr = errors.Join(checkErr, fmt.Errorf("%s: %s", FaultActorsCheck, strings.Join(v, "; ")))
+		out.Checks = append(out.Checks, FaultActorsCheck)
 	}
 	switch {
 	case stepErr != nil:

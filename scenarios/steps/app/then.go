@@ -48,6 +48,7 @@ func (s *scenario) registerThen(sc *godog.ScenarioContext) {
 	sc.Step(`^the operator was killed at least (\d+) times$`, s.killedAtLeast)
 	sc.Step(`^(\d+) calls of the operator were failed by the fault$`, s.injectedCalls)
 	sc.Step(`^the standby replica took over and wrote$`, s.standbyWrote)
+	sc.Step(`^a fault's note matches "([^"]+)" within (\d+) seconds$`, s.faultNoteMatches)
 }
 
 func (s *scenario) phaseStays(ctx context.Context, phase string, seconds int) error {

@@ -1,7 +1,10 @@
 package app
 
 import (
+	"context"
 	"fmt"
+	"regexp"
+	"time"
 
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
 	"github.com/lunadas/upgrade-operator/scenarios/judge"
@@ -87,4 +90,33 @@ func (s *scenario) standbyWrote() error {
 		}
 	}
 	return fmt.Errorf("the standby replica never wrote")
+}
+
+// faultNoteMatches waits until the line of a fired fault (or of a fault
+// actor's event: a re-apply refused) matches the regular expression re:
+// what the actor did, in the words of make simulate's transcript.
+func (s *scenario) faultNoteMatches(ctx context.Context, re string, secs int) error {
+	rx, err := regexp.Compile(re)
+	if err != nil {
+		return fmt.Errorf("step's regular expression %q: %w", re, err)
+	}
+	var notes []string
+	err = s.cl.Eventually(ctx, "a fault's note matches "+re, time.Duration(secs)*time.Second, func(context.Context) (bool, error) {
+		notes = notes[:0]
+		for _, f := range s.cl.Fired() {
+			line := f.Note
+			if f.Fault.Kind != "" {
+				line = f.Fault.String() + ": " + f.Note
+			}
+			notes = append(notes, line)
+			if rx.MatchString(f.Note) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w; the faults' lines: %q", err, notes)
+	}
+	return nil
 }
