@@ -72,7 +72,6 @@ func TestRealRefusesWhatItCannotInjectInOneLine(t *testing.T) {
 	for spec, want := range map[string]string{
 		"stale@0s":        "controller-runtime's real cache",
 		"drop@0s":         "controller-runtime's real cache",
-		"webhook-down@0s": "the test process's harness server",
 		"kcm-lag@0s":      "cannot be delayed",
 	} {
 		fs, err := faults.ParseFaults(spec)
@@ -90,7 +89,7 @@ func TestRealRefusesWhatItCannotInjectInOneLine(t *testing.T) {
 // timer (a scale an hour away never runs), waits for the running ones
 // and refuses new ones.
 func TestRealRuntimeStopsItsTimers(t *testing.T) {
-	rt := newRealRuntime(&rest.Config{Host: "http://127.0.0.1:1"})
+	rt := newRealRuntime(&rest.Config{Host: "http://127.0.0.1:1"}, "ns")
 	b := faults.NewBoundary(1, func() time.Duration { return 0 }, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	l := faults.NewLiveActors(ctx, rt, "ns", b, func() time.Duration { return 0 }, nil)

@@ -126,7 +126,7 @@ var _ Cluster = (*Real)(nil)
 func NewReal(ctx context.Context, suite *RealSuite, opts Options) (*Real, error) {
 	r := &Real{suite: suite, opts: opts, ns: namespaceFor(opts.Scenario, time.Now().UnixNano()), start: time.Now()}
 	r.faults = faults.NewBoundary(opts.Seed, r.Elapsed, nil)
-	r.actorsRT = newRealRuntime(suite.RESTConfig)
+	r.actorsRT = newRealRuntime(suite.RESTConfig, r.ns)
 	actx, cancel := context.WithCancel(context.Background())
 	r.stopActors = cancel
 	if opts.Nodes > 1 {

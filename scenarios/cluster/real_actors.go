@@ -21,6 +21,7 @@ import (
 // timers on goroutines that stop stops and waits for.
 type realRuntime struct {
 	cfg *rest.Config
+	ns  string // the scenario's: webhook-down takes the harness webhook down for it alone
 
 	mu      sync.Mutex
 	clients map[string]client.Client
@@ -29,11 +30,19 @@ type realRuntime struct {
 	wg      sync.WaitGroup
 }
 
-var _ faults.ActorRuntime = (*realRuntime)(nil)
+var (
+	_ faults.ActorRuntime = (*realRuntime)(nil)
+	_ faults.WebhookGate  = (*realRuntime)(nil)
+)
 
-func newRealRuntime(cfg *rest.Config) *realRuntime {
-	return &realRuntime{cfg: cfg, clients: map[string]client.Client{}, done: make(chan struct{})}
+func newRealRuntime(cfg *rest.Config, namespace string) *realRuntime {
+	return &realRuntime{cfg: cfg, ns: namespace, clients: map[string]client.Client{}, done: make(chan struct{})}
 }
+
+// WebhookDown implements faults.WebhookGate: the harness's validating
+// webhook (realcluster, in this process) aborts the scenario namespace's
+// admission requests until until (realcluster.SetWebhookDown).
+func (r *realRuntime) WebhookDown(until time.Time) { realcluster.SetWebhookDown(r.ns, until) }
 
 // Client implements faults.ActorRuntime. A client that cannot be made
 // (it never fails for a config a suite already used) is one whose every
@@ -88,6 +97,7 @@ func (r *realRuntime) stop() {
 	}
 	r.mu.Unlock()
 	r.wg.Wait()
+	realcluster.SetWebhookDown(r.ns, time.Time{})
 }
 
 // failingClient fails every call with err.

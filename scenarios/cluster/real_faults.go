@@ -10,7 +10,9 @@ import (
 // recording client as in the simulator (inject); a crash now is a restart
 // of the operator; the cluster actors (scale, edit, respec, delete,
 // gitops-revert, node-lost: faults.LiveActors, make simulate's code) act
-// on the API server with clients of their own, on real timers. What a
+// on the API server with clients of their own, on real timers; and
+// webhook-down makes the harness's validating webhook (in this process)
+// unreachable for the scenario's namespace. What a
 // real cluster cannot produce on demand is refused in one line.
 func (r *Real) Inject(ctx context.Context, f faults.Fault) error {
 	if r.OutOfProcess() {
@@ -44,8 +46,6 @@ func (r *Real) injectOwn(ctx context.Context, f faults.Fault) error {
 		return refuse(BackendReal, f, "the watches of the real kube-controller-manager cannot be delayed from outside")
 	case faults.Stale, faults.Drop:
 		return refuse(BackendReal, f, "it lags or cuts the operator's own informers, which are controller-runtime's real cache here, not a model the harness can hold back")
-	case faults.WebhookDown:
-		return refuse(BackendReal, f, "the validating webhook is the test process's harness server (realcluster), one for every scenario running at once and serving v1alpha1 conversion on the same listener: taking it down would fail the other scenarios' writes too")
 	}
 	if faults.Implements(f.Kind) {
 		return r.actors.Inject(f)

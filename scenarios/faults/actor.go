@@ -73,6 +73,18 @@ type actors struct {
 	st  actorStage
 	// webhookDownUntil is the end of a webhook-down window (zero: none).
 	webhookDownUntil time.Time
+	// gate, when set, takes a webhook of the run's down until its time
+	// (WebhookGate); webhookRefuses refuses in the simulator
+	gate func(until time.Time)
+}
+
+// WebhookGate is implemented by a runtime whose validating webhook the
+// actors can make unreachable themselves (the real backend's harness
+// webhook server); without it webhook-down is the simulator's
+// interceptor's (webhookRefuses).
+type WebhookGate interface {
+	// WebhookDown makes the webhook unreachable until until.
+	WebhookDown(until time.Time)
 }
 
 // actorKinds are the faults actors.fire implements.
@@ -107,6 +119,9 @@ func (a *actors) webhookDown(f Fault) {
 	d := f.Dur("for")
 	a.st.record(f, d, fmt.Sprintf("the validating webhook is unreachable for %s: ApplicationUpgrade creates and updates fail", d))
 	a.webhookDownUntil = a.rt.Now().Add(d)
+	if a.gate != nil {
+		a.gate(a.webhookDownUntil)
+	}
 }
 
 // webhookRefuses reports whether req is one the API server sends to the

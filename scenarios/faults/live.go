@@ -37,6 +37,9 @@ func NewLiveActors(ctx context.Context, rt ActorRuntime, namespace string, b *Bo
 	l.st = &liveStage{ctx: ctx, ns: namespace, b: b, clock: elapsed, history: history}
 	l.a = &actors{ctx: ctx, rt: lockedRuntime{ActorRuntime: rt, mu: &l.mu}, st: l.st}
 	l.st.rt = l.a.rt
+	if g, ok := rt.(WebhookGate); ok {
+		l.a.gate = g.WebhookDown
+	}
 	return l
 }
 

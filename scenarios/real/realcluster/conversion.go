@@ -1,10 +1,13 @@
 package realcluster
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -113,7 +116,51 @@ func installValidatingWebhook(ctx context.Context, c client.Client) error {
 		return err
 	}
 	path := fmt.Sprintf("/validate-applicationupgrade/%d", hooks.Add(1))
-	convMux.Handle(path, admission.WithValidator[*upgradesv1beta1.ApplicationUpgrade](Scheme(), &appwebhook.Validator{Reader: c}))
+	convMux.Handle(path, unreachableIn(admission.WithValidator[*upgradesv1beta1.ApplicationUpgrade](Scheme(), &appwebhook.Validator{Reader: c})))
 	cfg := appwebhook.URLValidatingWebhook(HarnessWebhookName, convBase+path, convCA, admissionregistrationv1.Fail)
 	return Apply(ctx, c, []client.Object{cfg})
+}
+
+// webhookDown holds, by namespace, until when the harness's validating
+// webhook is unreachable for that namespace's requests (SetWebhookDown).
+var webhookDown sync.Map // string → time.Time
+
+// SetWebhookDown makes the harness's validating webhook unreachable, until
+// until, for the admission requests of namespace (a zero until makes it
+// reachable again): each such request is aborted before any answer
+// (http.ErrAbortHandler: the connection, or the HTTP/2 stream, is reset),
+// so the API server fails to call the webhook and applies its
+// failurePolicy Fail — "failed calling webhook" — as when the webhook's
+// pod is gone. One namespace only: every scenario running at once, and
+// conversion, share the server.
+func SetWebhookDown(namespace string, until time.Time) {
+	if until.IsZero() {
+		webhookDown.Delete(namespace)
+		return
+	}
+	webhookDown.Store(namespace, until)
+}
+
+// unreachableIn aborts the admission requests of a namespace whose webhook
+// is down (SetWebhookDown) and hands the others to next.
+func unreachableIn(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, fmt.Sprintf("read the admission review: %v", err), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var review struct {
+			Request *struct {
+				Namespace string `json:"namespace"`
+			} `json:"request"`
+		}
+		if json.Unmarshal(body, &review) == nil && review.Request != nil {
+			if until, ok := webhookDown.Load(review.Request.Namespace); ok && time.Now().Before(until.(time.Time)) {
+				panic(http.ErrAbortHandler)
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
