@@ -79,6 +79,21 @@ Feature: Someone else acts on the cluster while the operator upgrades
     And the API image is never written while an old worker pod exists
 
   @real
+  Scenario: the upgrade is deleted mid-rollout and applied again
+    kubectl deletes the upgrade while the worker rolls out and the same
+    manifest is applied again 5 seconds later: the new upgrade finds the
+    worker where the old one left it and finishes the job.
+    Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 3s
+    And an API Deployment with 1 replica, pods ready after 1s and terminating in 1s
+    And the Deployments are rolled out
+    When the upgrade "upgrade-v2" is applied
+    And the phase becomes "WaitingForWorkers" within 1 minute
+    And the fault "delete@0s:recreate=5s" is injected
+    Then a fault's note matches "^the upgrade was deleted; it is applied again in 5s$" within 1 seconds
+    And the phase becomes "Completed" within 3 minutes
+    And the API image is never written while an old worker pod exists
+
+  @real
   Scenario: the validating webhook is down when the upgrade is deleted and applied again
     The re-apply is refused while the webhook is unreachable (failurePolicy
     Fail), so the upgrade stays deleted and nothing more is written. On the

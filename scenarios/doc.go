@@ -5,7 +5,7 @@
 //
 // Running the features (features/*.feature):
 //
-//	cluster              the Cluster the steps talk to, with its two backends: Sim (simulator) and Real (any real cluster; the operator in-process, or its binary as a process SIGKILL can kill); Inject takes a catalog fault
+//	cluster              the Cluster the steps talk to, with its two backends: Sim (simulator) and Real (any real cluster; the operator in-process, or its binary as a process SIGKILL can kill); Inject takes a catalog fault (the cluster actors: faults.LiveActors on both)
 //	steps/app            the ApplicationUpgrade steps; make test-features (Sim), test-features-real (Real), test-e2e (Real, the operator binary: C01-C07, C09's SIGKILLs), test-e2e-kind, test-mutants, fidelity
 //	steps/platform       the platform Upgrade steps (features/platform_*.feature) on sim/platformsim
 //
@@ -40,7 +40,7 @@
 //
 // Faults:
 //
-//	faults               the one fault catalog, of cmd/simulate and the features: ParseFaults, Generate, Run (--seeds, --faults), Shrink; Boundary injects at the features' recording client
+//	faults               the one fault catalog, of cmd/simulate and the features: ParseFaults, Generate, Run (--seeds, --faults), Shrink; Boundary injects at the features' recording client; the cluster actors (actor.go) over an ActorRuntime, run by the Injector and by LiveActors (the features)
 //	faults/sweep         the crash-point sweep (make simulate --crash-sweep)
 //	faults/mutants       deliberately weakened policies that the judge must catch (make test-mutants)
 //
