@@ -70,9 +70,9 @@ func TestSimGitopsRevertFlagsCompletedWhileReverted(t *testing.T) {
 func TestRealRefusesWhatItCannotInjectInOneLine(t *testing.T) {
 	r := &Real{}
 	for spec, want := range map[string]string{
-		"stale@0s":        "controller-runtime's real cache",
-		"drop@0s":         "controller-runtime's real cache",
-		"kcm-lag@0s":      "cannot be delayed",
+		"stale@0s":   "controller-runtime's real cache",
+		"drop@0s":    "controller-runtime's real cache",
+		"kcm-lag@0s": "cannot be delayed",
 	} {
 		fs, err := faults.ParseFaults(spec)
 		require.NoError(t, err)
