@@ -31,7 +31,7 @@ Feature: Someone else acts on the cluster while the operator upgrades
     And the phase becomes "Completed" within 3 minutes
     And the worker image is written once
     And the API image is written once
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real
   Scenario: a newer release is pushed into the upgrade while the worker rolls out
@@ -47,7 +47,7 @@ Feature: Someone else acts on the cluster while the operator upgrades
     Then a fault's note matches "^upgrade [a-z0-9-]+/upgrade-v2 now targets worker=registry.example.com/job-worker:v3.0.0, api=registry.example.com/job-api:v3.0.0$" within 1 seconds
     And the phase becomes "Completed" within 3 minutes
     And the status shows the worker image "job-worker:v3.0.0" and the API image "job-api:v3.0.0"
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real
   Scenario: an autoscaler scales the worker up while it rolls out
@@ -60,7 +60,7 @@ Feature: Someone else acts on the cluster while the operator upgrades
     Then a fault's note matches "^component worker \(deployment [a-z0-9-]+/job-worker\) scaled to 5$" within 1 seconds
     And the phase becomes "Completed" within 3 minutes
     And each Deployment image was written once
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real
   Scenario: the worker's node is lost while the worker rolls out
@@ -76,7 +76,7 @@ Feature: Someone else acts on the cluster while the operator upgrades
     Then a fault's note matches "^node kwok-node-0 lost: [1-9][0-9]* pods deleted$" within 1 seconds
     And the phase becomes "Completed" within 3 minutes
     And each Deployment image was written once
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real
   Scenario: the upgrade is deleted mid-rollout and applied again
@@ -91,7 +91,7 @@ Feature: Someone else acts on the cluster while the operator upgrades
     And the fault "delete@0s:recreate=5s" is injected
     Then a fault's note matches "^the upgrade was deleted; it is applied again in 5s$" within 1 seconds
     And the phase becomes "Completed" within 3 minutes
-    And the API image is never written while an old worker pod exists
+    And the API is neither written nor claimed while an old worker pod exists
 
   @real
   Scenario: the validating webhook is down when the upgrade is deleted and applied again
