@@ -106,6 +106,17 @@ func (r *Real) WritesUnderLease() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	what, err := writesUnderLease(evs, r.start)
+	if err != nil {
+		return "", fmt.Errorf("%w (logs in %s)", err, r.logs)
+	}
+	return what, nil
+}
+
+// writesUnderLease walks the processes' acquisitions and image writes in
+// time (times shown from start): each write must be by the process that
+// acquired the Lease last.
+func writesUnderLease(evs []event, start time.Time) (string, error) {
 	var holder *electedProc
 	var acq []string
 	writes := 0
@@ -113,17 +124,21 @@ func (r *Real) WritesUnderLease() (string, error) {
 		switch ev.msg {
 		case logAcquired:
 			holder = ev.e
-			acq = append(acq, fmt.Sprintf("replica %d.%d at %s", ev.e.slot, ev.e.incarnation, ev.at.Sub(r.start).Round(time.Millisecond)))
+			acq = append(acq, fmt.Sprintf("replica %d.%d at %s", ev.e.slot, ev.e.incarnation, ev.at.Sub(start).Round(time.Millisecond)))
 		case logWritten:
 			writes++
 			if holder != ev.e {
-				return "", fmt.Errorf("operator replica %d.%d logged the write %s at %s while %v held the Lease (acquisitions: %s)",
-					ev.e.slot, ev.e.incarnation, ev.what, ev.at.Sub(r.start).Round(time.Millisecond), holder, strings.Join(acq, ", "))
+				held := "no process"
+				if holder != nil {
+					held = fmt.Sprintf("replica %d.%d", holder.slot, holder.incarnation)
+				}
+				return "", fmt.Errorf("operator replica %d.%d logged the write %s at %s while %s held the Lease (acquisitions: %s)",
+					ev.e.slot, ev.e.incarnation, ev.what, ev.at.Sub(start).Round(time.Millisecond), held, strings.Join(acq, ", "))
 			}
 		}
 	}
 	if writes == 0 {
-		return "", fmt.Errorf("no operator process logged an image write (logs in %s)", r.logs)
+		return "", fmt.Errorf("no operator process logged an image write")
 	}
 	return fmt.Sprintf("%d image writes from the processes' logs, each by the last process to acquire the Lease (acquisitions: %s); status patches are not logged, so not attributed", writes, strings.Join(acq, ", ")), nil
 }

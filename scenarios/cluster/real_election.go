@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -267,6 +268,9 @@ func (r *Real) freezeLeader(ctx context.Context, f faults.Fault) error {
 	return nil
 }
 
+// klogHeader starts a klog text line: severity, MMDD hh:mm:ss.uuuuuu.
+var klogHeader = regexp.MustCompile(`^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6}`)
+
 // logLine is one line of an operator process's log that the election reads.
 type logLine struct {
 	at  time.Time
@@ -311,13 +315,16 @@ func readLog(path string) ([]logLine, error) {
 			if kind == logWritten {
 				l.what = fmt.Sprintf("%v %v", j["deployment"], j["image"])
 			}
-		} else if len(line) > 21 {
+		} else if klogHeader.MatchString(line) {
 			at, err := time.ParseInLocation("0102 15:04:05.000000", line[1:21], time.Local)
 			if err != nil {
 				return nil, fmt.Errorf("%s: a klog line with a time that does not parse: %q", path, line)
 			}
-			now := time.Now()
-			l.at = at.AddDate(now.Year(), 0, 0)
+			l.at = at.AddDate(time.Now().Year(), 0, 0)
+		} else {
+			// untimed: the binary's last line ("upgrade-operator: leader
+			// election lost"), which logHas reads
+			continue
 		}
 		out = append(out, l)
 	}
