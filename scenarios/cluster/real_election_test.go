@@ -40,7 +40,9 @@ func TestWritesUnderLease(t *testing.T) {
 	at := func(s int) time.Time { return start.Add(time.Duration(s) * time.Second) }
 	old, standby := &electedProc{slot: 0, incarnation: 1}, &electedProc{slot: 1, incarnation: 1}
 	acquired := func(e *electedProc, s int) event { return event{e, logLine{at: at(s), msg: logAcquired}} }
-	wrote := func(e *electedProc, s int) event { return event{e, logLine{at: at(s), msg: logWritten, what: "ns/job-api job-api:v2"}} }
+	wrote := func(e *electedProc, s int) event {
+		return event{e, logLine{at: at(s), msg: logWritten, what: "ns/job-api job-api:v2"}}
+	}
 
 	what, err := writesUnderLease([]event{acquired(old, 1), wrote(old, 2), acquired(standby, 20), wrote(standby, 30)}, start)
 	require.NoError(t, err)
