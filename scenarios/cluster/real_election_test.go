@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/lunadas/upgrade-operator/scenarios/faults"
 )
 
 // The lines as the operator binary writes them (zap JSON with
@@ -57,4 +59,20 @@ func TestWritesUnderLease(t *testing.T) {
 	assert.ErrorContains(t, err, "while no process held the Lease")
 	_, err = writesUnderLease([]event{acquired(old, 1)}, start)
 	assert.ErrorContains(t, err, "no operator process logged an image write")
+}
+
+// In process the real backend is one replica: the standby and lease-lost
+// are refused in one line naming -real.operator=process.
+func TestRealInProcessRefusesElection(t *testing.T) {
+	r := &Real{suite: &RealSuite{}, start: time.Now()}
+	r.faults = faults.NewBoundary(1, r.Elapsed, nil)
+	err := r.AddStandbyReplica(t.Context())
+	assert.ErrorIs(t, err, ErrUnsupported)
+	assert.ErrorContains(t, err, "-real.operator=process")
+	fs, perr := faults.ParseFaults("lease-lost@0s:for=30s")
+	require.NoError(t, perr)
+	err = r.Inject(t.Context(), fs[0])
+	assert.ErrorIs(t, err, ErrUnsupported)
+	assert.ErrorContains(t, err, "-real.operator=process")
+	assert.Empty(t, r.Fired())
 }
