@@ -17,6 +17,7 @@ import (
 func (s *Sim) newReplica(i int, ctl *simulator.Controller) *faults.Replica {
 	r := faults.NewReplica(s.env.Sim, fmt.Sprintf("%s-%d", simrun.OperatorName, i), faults.ReplicaHooks{
 		Stalled: func() error { return s.faults.Stalled(i) },
+		Led:     func() { s.tenures = append(s.tenures, tenure{replica: i, from: s.env.Sim.Elapsed()}) },
 	})
 	r.Ctl = ctl
 	return r
@@ -66,6 +67,7 @@ func (s *Sim) stallLeader(f faults.Fault) {
 		return
 	}
 	c := s.replicas[i].Ctl
+	s.stalled = i
 	s.faults.Stall(i, true)
 	c.SetDelivery(func(simulator.WatchEvent) (time.Duration, bool) { return 0, true })
 	s.faults.Record(f, d, fmt.Sprintf("operator replica %d's network stalls for %s: every API call it makes times out", i, d))

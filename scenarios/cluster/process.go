@@ -47,9 +47,10 @@ func BuildOperator(ctx context.Context, dir string) (string, error) {
 // output in logPath. Its webhook server is off (--appupgrade-webhooks=false):
 // the test process serves the conversion webhook
 // (realcluster.LocalConversion), which outlives every kill.
-func startProcess(bin, kubeconfig, namespace, logPath string) (*operatorproc.Process, error) {
-	return operatorproc.Start(bin, []string{"--kubeconfig=" + kubeconfig, "--watch-namespaces=" + namespace,
-		"--metrics-bind-address=0", "--health-probe-bind-address=0", "--appupgrade-webhooks=false"}, logPath)
+// extra adds flags (leader election: electionArgs).
+func startProcess(bin, kubeconfig, namespace, logPath string, extra ...string) (*operatorproc.Process, error) {
+	return operatorproc.Start(bin, append([]string{"--kubeconfig=" + kubeconfig, "--watch-namespaces=" + namespace,
+		"--metrics-bind-address=0", "--health-probe-bind-address=0", "--appupgrade-webhooks=false"}, extra...), logPath)
 }
 
 // stopGrace is how long a stopped operator process may take to exit
@@ -114,6 +115,9 @@ func (r *Real) startProcess(ctx context.Context, waitStarted bool) error {
 // KillOperator implements Killer: SIGKILL to the operator process, and a
 // new process at once. Only the out-of-process operator can be killed.
 func (r *Real) KillOperator(ctx context.Context) error {
+	if r.electing() {
+		return fmt.Errorf("SIGKILL of the operator: two replicas run under leader election; kill one with a fault of its own: %w", ErrUnsupported)
+	}
 	r.mu.Lock()
 	p := r.proc
 	r.proc = nil

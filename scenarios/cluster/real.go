@@ -115,8 +115,9 @@ type Real struct {
 	mu    sync.Mutex
 	mgr   *manager.Running
 	proc  *operatorproc.Process
-	procs int    // processes started
-	logs  string // the processes' logs
+	procs int       // processes started
+	logs  string    // the processes' logs
+	el    *election // two processes under leader election (AddStandbyReplica)
 }
 
 var _ Cluster = (*Real)(nil)
@@ -191,9 +192,12 @@ func (r *Real) startOperator(ctx context.Context) error {
 // stopOperator stops the running manager and waits for it to exit.
 func (r *Real) stopOperator() error {
 	r.mu.Lock()
-	m, p := r.mgr, r.proc
-	r.mgr, r.proc = nil, nil
+	m, p, el := r.mgr, r.proc, r.el
+	r.mgr, r.proc, r.el = nil, nil, nil
 	r.mu.Unlock()
+	if el != nil {
+		return el.close()
+	}
 	if p != nil {
 		return p.Stop(stopGrace)
 	}
@@ -208,8 +212,11 @@ func (r *Real) stopOperator() error {
 // operatorExited returns the error of a manager that stopped on its own.
 func (r *Real) operatorExited() error {
 	r.mu.Lock()
-	m, p := r.mgr, r.proc
+	m, p, el := r.mgr, r.proc, r.el
 	r.mu.Unlock()
+	if el != nil {
+		return el.err()
+	}
 	if p != nil {
 		return p.Exited()
 	}
@@ -275,6 +282,9 @@ func (r *Real) Consistently(ctx context.Context, what string, d time.Duration, c
 // RestartOperator implements Cluster: the manager is stopped and a new
 // one started with a cold cache.
 func (r *Real) RestartOperator(ctx context.Context) error {
+	if r.electing() {
+		return fmt.Errorf("restart the operator: two replicas run under leader election; a restart of one is not modelled: %w", ErrUnsupported)
+	}
 	if err := r.stopOperator(); err != nil {
 		return fmt.Errorf("stop the operator: %w", err)
 	}

@@ -41,7 +41,10 @@ func (r *Real) injectOwn(ctx context.Context, f faults.Fault) error {
 		r.faults.Record(f, 0, "the operator's manager stopped and a new one started with a cold cache")
 		return nil
 	case faults.LeaseLost:
-		return refuse(BackendReal, f, "the real backend runs one operator replica, not two under leader election")
+		if r.OutOfProcess() {
+			return r.freezeLeader(ctx, f)
+		}
+		return refuse(BackendReal, f, "the in-process manager is one replica; two run under leader election only out of process (-real.operator=process, tag @process)")
 	case faults.KCMLag:
 		return refuse(BackendReal, f, "the watches of the real kube-controller-manager cannot be delayed from outside")
 	case faults.Stale, faults.Drop:

@@ -30,6 +30,10 @@ type Sim struct {
 	// actors are the catalog's cluster actors and webhook-down
 	// (faults.LiveActors) in virtual time
 	actors *faults.LiveActors
+	// tenures are the replicas' acquisitions of the Lease, in time;
+	// stalled is the replica lease-lost stalled (-1: none).
+	tenures []tenure
+	stalled int
 }
 
 var (
@@ -39,7 +43,7 @@ var (
 
 // NewSim creates the simulation of one scenario with the operator running.
 func NewSim(ctx context.Context, opts Options) (*Sim, error) {
-	s := &Sim{opts: opts, ns: namespaceFor(opts.Scenario, opts.Seed)}
+	s := &Sim{opts: opts, ns: namespaceFor(opts.Scenario, opts.Seed), stalled: -1}
 	s.faults = faults.NewBoundary(opts.Seed, s.Elapsed, s.kill)
 	s.rec = judge.NewRecorder(simulator.DefaultStart, func() time.Time { return s.env.Sim.Now() })
 	s.rec.SetTemplateHash(simulator.PodTemplateHash)

@@ -83,6 +83,8 @@ func (p *Process) Stop(grace time.Duration) error {
 		return err
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	// a frozen process (Freeze) acts on the SIGTERM only once continued
+	_ = p.cmd.Process.Signal(syscall.SIGCONT)
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
 	select {
@@ -106,4 +108,25 @@ func terminatedBy(err error, sig syscall.Signal) bool {
 	}
 	ws, ok := exit.Sys().(syscall.WaitStatus)
 	return ok && ws.Signaled() && ws.Signal() == sig
+}
+
+// Done is closed once the process has exited (Exited then says how).
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Freeze sends SIGSTOP: the process runs no code until Thaw, so its
+// timers, its lease renewals and its network stall, as a process whose
+// node is partitioned or paused does. It fails if the process has exited.
+func (p *Process) Freeze() error {
+	if err := p.Exited(); err != nil {
+		return err
+	}
+	return p.cmd.Process.Signal(syscall.SIGSTOP)
+}
+
+// Thaw sends SIGCONT to a frozen process; a no-op once it has exited.
+func (p *Process) Thaw() error {
+	if p.Exited() != nil {
+		return nil
+	}
+	return p.cmd.Process.Signal(syscall.SIGCONT)
 }

@@ -169,6 +169,7 @@ func (s *scenario) register(sc *godog.ScenarioContext) {
 	s.registerGraph(sc)
 	s.registerRecovery(sc)
 	s.registerKills(sc)
+	s.registerElection(sc)
 }
 
 func (s *scenario) registerSetup(sc *godog.ScenarioContext) {
@@ -329,7 +330,7 @@ func (s *scenario) inject(ctx context.Context, spec string) error {
 func (s *scenario) standby(ctx context.Context) error {
 	so, ok := s.cl.(cluster.SimOnly)
 	if !ok {
-		return fmt.Errorf("a second operator replica needs the simulator (tag the scenario @sim-only): %w", cluster.ErrUnsupported)
+		return fmt.Errorf("a second operator replica needs the simulator or the operator out of process (tag the scenario @sim-only or @process): %w", cluster.ErrUnsupported)
 	}
 	return so.AddStandbyReplica(ctx)
 }

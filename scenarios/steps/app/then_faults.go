@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/lunadas/upgrade-operator/scenarios/cluster"
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
 	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
@@ -84,12 +85,11 @@ func (s *scenario) killedAtLeast(n int) error {
 }
 
 func (s *scenario) standbyWrote() error {
-	for _, op := range s.cl.History().Ops {
-		if op.Replica == 1 && op.Write() && op.OK() {
-			return nil
-		}
+	e, ok := s.cl.(cluster.Elected)
+	if !ok {
+		return fmt.Errorf("the %s backend runs no replicas under leader election: %w", s.cfg.Backend.Name(), cluster.ErrUnsupported)
 	}
-	return fmt.Errorf("the standby replica never wrote")
+	return e.StandbyWrote()
 }
 
 // faultNoteMatches waits until the line of a fired fault (or of a fault
