@@ -58,6 +58,12 @@ type ApplicationUpgradeReconciler struct {
 	AssessDaemonSetFunc DaemonSetAssessFunc
 	// DecideFunc defaults to appupgrade.Decide.
 	DecideFunc DecideFunc
+	// LeaseHeld, when set (leader election on: manager.LeaseGuard.Held),
+	// is asked before a pass's writes — image writes and the status patch
+	// — and an error stops the pass without writing: a leader that was
+	// paused past its renew deadline must not act on a Lease another
+	// replica may hold. nil: no leader election, every write allowed.
+	LeaseHeld func() error
 	// AllowCrossNamespaceRefs lets a component's Deployment be in another
 	// namespace than its upgrade (--allow-cross-namespace-refs); off, such
 	// a component fails before its Deployment is read.
@@ -147,6 +153,9 @@ func (r *ApplicationUpgradeReconciler) reconcilePass(ctx context.Context, req ct
 	}
 	plan := decide(g)
 	r.markReady(&u, g, plan)
+	if err := r.leaseHeld(ctx); err != nil {
+		return ctrl.Result{RequeueAfter: LeaseRetry}, false, nil
+	}
 	res := r.performWrites(ctx, &u, g, &plan)
 	var backoff time.Duration
 	if res.err != nil {
@@ -157,6 +166,9 @@ func (r *ApplicationUpgradeReconciler) reconcilePass(ctx context.Context, req ct
 		// once and defeat the workqueue's back-off.
 		r0, err := quietOnConflict(ctx, res.err, backoff)
 		return r0, false, err
+	}
+	if err := r.leaseHeld(ctx); err != nil {
+		return ctrl.Result{RequeueAfter: LeaseRetry}, false, nil
 	}
 	if err := r.patchStatus(ctx, &u, g, plan, res.written, res.refused); err != nil {
 		if res.err == nil {
@@ -183,6 +195,23 @@ func (r *ApplicationUpgradeReconciler) reconcilePass(ctx context.Context, req ct
 	}
 	r0, err := quietOnConflict(ctx, res.err, backoff)
 	return r0, false, err
+}
+
+// LeaseRetry is when a pass stopped by LeaseHeld is tried again: by then
+// the elector has renewed the Lease (it retries every 2 s) or stepped down
+// and the process has exited.
+const LeaseRetry = time.Second
+
+// leaseHeld is LeaseHeld's verdict, logged when it stops a pass.
+func (r *ApplicationUpgradeReconciler) leaseHeld(ctx context.Context) error {
+	if r.LeaseHeld == nil {
+		return nil
+	}
+	err := r.LeaseHeld()
+	if err != nil {
+		log.FromContext(ctx).Info("not writing: the leader-election Lease may have passed to another replica", "reason", err.Error(), "retry", LeaseRetry.String())
+	}
+	return err
 }
 
 // quietOnConflict returns err for controller-runtime's back-off, except a

@@ -147,7 +147,15 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 	if opts.Webhook.CertRotation.Enabled() {
 		certsReady = make(chan struct{})
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	var guard *LeaseGuard
+	if opts.LeaderElect {
+		g, err := newLeaseGuard(cfg, id, opts.LeaderElectionNamespace)
+		if err != nil {
+			return nil, fmt.Errorf("leader election: %w", err)
+		}
+		guard = g
+	}
+	mgrOpts := ctrl.Options{
 		Scheme: NewScheme(),
 		Cache:  cacheOpts,
 		// Every write of the manager's client is recorded under one pinned
@@ -164,7 +172,14 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		LeaderElectionReleaseOnCancel: true,
 		WebhookServer:                 webhookServer(opts.Webhook, certsReady),
 		Controller:                    config.Controller{SkipNameValidation: ptr.To(opts.SkipNameValidation), MaxConcurrentReconciles: opts.MaxConcurrentReconciles},
-	})
+		RenewDeadline:                 ptr.To(RenewDeadline),
+	}
+	if guard != nil {
+		// The manager's elector renews through the guard, which remembers
+		// the last renewal for the reconciler's LeaseHeld check.
+		mgrOpts.LeaderElectionResourceLockInterface = guard
+	}
+	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
 	}
@@ -178,6 +193,9 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		AllowCrossNamespaceRefs: opts.AllowCrossNamespaceRefs,
 		DefaultServiceAccount:   opts.DefaultServiceAccount,
 		Impersonate:             controller.NewImpersonator(mgr.GetConfig(), mgr.GetScheme(), mgr.GetRESTMapper()),
+	}
+	if guard != nil {
+		r.LeaseHeld = guard.Held
 	}
 	var outer reconcile.Reconciler = r
 	if opts.Reconciler != nil {

@@ -1,0 +1,65 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+// fakeLock is a resourcelock.Interface whose writes fail while fail is set.
+type fakeLock struct {
+	id   string
+	fail error
+}
+
+func (l *fakeLock) Get(context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
+	return nil, nil, nil
+}
+func (l *fakeLock) Create(context.Context, resourcelock.LeaderElectionRecord) error { return l.fail }
+func (l *fakeLock) Update(context.Context, resourcelock.LeaderElectionRecord) error { return l.fail }
+func (l *fakeLock) RecordEvent(string)                                             {}
+func (l *fakeLock) Identity() string                                               { return l.id }
+func (l *fakeLock) Describe() string                                               { return "ns/lease" }
+
+// The guard trusts only this process's own successful writes of the
+// Lease, for less than the renew deadline, measured from when the write
+// was sent: a process paused for longer (its clock jumps on resume) is
+// refused until the elector renews again.
+func TestLeaseGuardTrustsOnlyARecentOwnRenewal(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC))
+	lock := &fakeLock{id: "me_1"}
+	g := NewLeaseGuard(lock, clk, RenewDeadline)
+	ctx := context.Background()
+
+	require.ErrorContains(t, g.Held(), "has not acquired", "before the first acquisition")
+
+	require.NoError(t, g.Create(ctx, resourcelock.LeaderElectionRecord{HolderIdentity: "me_1"}))
+	assert.NoError(t, g.Held(), "just acquired")
+
+	clk.Step(RenewDeadline - time.Millisecond)
+	assert.NoError(t, g.Held(), "within the renew deadline")
+	clk.Step(time.Millisecond)
+	assert.ErrorContains(t, g.Held(), "longer than the renew deadline", "at the renew deadline")
+
+	require.NoError(t, g.Update(ctx, resourcelock.LeaderElectionRecord{HolderIdentity: "me_1"}))
+	assert.NoError(t, g.Held(), "renewed")
+
+	clk.Step(30 * time.Second) // paused (SIGSTOP), then continued
+	assert.Error(t, g.Held(), "a resumed process acts on no stale renewal")
+
+	lock.fail = errors.New("the Lease was updated by someone else")
+	assert.Error(t, g.Update(ctx, resourcelock.LeaderElectionRecord{HolderIdentity: "me_1"}))
+	assert.Error(t, g.Held(), "a failed renewal is no renewal")
+
+	lock.fail = nil
+	require.NoError(t, g.Update(ctx, resourcelock.LeaderElectionRecord{HolderIdentity: ""}))
+	assert.Error(t, g.Held(), "a release (no holder) is no renewal")
+	require.NoError(t, g.Update(ctx, resourcelock.LeaderElectionRecord{HolderIdentity: "other_2"}))
+	assert.Error(t, g.Held(), "another holder's record is no renewal of ours")
+}
