@@ -23,9 +23,9 @@ func (l *fakeLock) Get(context.Context) (*resourcelock.LeaderElectionRecord, []b
 }
 func (l *fakeLock) Create(context.Context, resourcelock.LeaderElectionRecord) error { return l.fail }
 func (l *fakeLock) Update(context.Context, resourcelock.LeaderElectionRecord) error { return l.fail }
-func (l *fakeLock) RecordEvent(string)                                             {}
-func (l *fakeLock) Identity() string                                               { return l.id }
-func (l *fakeLock) Describe() string                                               { return "ns/lease" }
+func (l *fakeLock) RecordEvent(string)                                              {}
+func (l *fakeLock) Identity() string                                                { return l.id }
+func (l *fakeLock) Describe() string                                                { return "ns/lease" }
 
 // The guard trusts only this process's own successful writes of the
 // Lease, for less than the renew deadline, measured from when the write
