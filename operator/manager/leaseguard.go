@@ -105,7 +105,11 @@ func newLeaseGuard(cfg *rest.Config, id, namespace string) (*LeaseGuard, error) 
 	if err != nil {
 		return nil, err
 	}
-	lock, err := leaderelection.NewResourceLock(cfg, leaseEvents{cs: cs}, leaderelection.Options{
+	// NewResourceLock sets the user agent and a request timeout (half the
+	// renew deadline) on the config it is given, in place: it gets a copy,
+	// as the manager gives it (a shared config would cut every later watch
+	// of its callers after 5 s).
+	lock, err := leaderelection.NewResourceLock(rest.CopyConfig(cfg), leaseEvents{cs: cs}, leaderelection.Options{
 		LeaderElection:          true,
 		LeaderElectionID:        id,
 		LeaderElectionNamespace: namespace,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	clocktesting "k8s.io/utils/clock/testing"
 )
@@ -62,4 +63,16 @@ func TestLeaseGuardTrustsOnlyARecentOwnRenewal(t *testing.T) {
 	assert.Error(t, g.Held(), "a release (no holder) is no renewal")
 	require.NoError(t, g.Update(ctx, resourcelock.LeaderElectionRecord{HolderIdentity: "other_2"}))
 	assert.Error(t, g.Held(), "another holder's record is no renewal of ours")
+}
+
+// Building the guard leaves the caller's config alone: controller-runtime's
+// NewResourceLock sets a 5 s request timeout and its user agent on the
+// config it gets, which on a shared config cut every later watch (the
+// platform e2e's table watch) after 5 s.
+func TestNewLeaseGuardLeavesTheConfigAlone(t *testing.T) {
+	cfg := &rest.Config{Host: "https://127.0.0.1:1", UserAgent: "caller"}
+	_, err := newLeaseGuard(cfg, DefaultLeaderElectionID, "upgrade-operator-system")
+	require.NoError(t, err)
+	assert.Zero(t, cfg.Timeout)
+	assert.Equal(t, "caller", cfg.UserAgent)
 }
