@@ -376,7 +376,7 @@ func TestEnvtestGraphUpgradeOfThreeComponents(t *testing.T) {
 	require.NoError(t, w.c.Create(w.ctx, u))
 	pass := func() *v1beta1.ApplicationUpgrade {
 		t.Helper()
-		_, err := w.r.Reconcile(w.ctx, ctrl.Request{NamespacedName: w.key("graph")})
+		_, _, err := w.r.reconcilePass(w.ctx, ctrl.Request{NamespacedName: w.key("graph")})
 		require.NoError(t, err)
 		var got v1beta1.ApplicationUpgrade
 		require.NoError(t, w.c.Get(w.ctx, w.key("graph"), &got))

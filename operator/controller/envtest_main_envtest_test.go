@@ -256,10 +256,12 @@ func imageOf(d *appsv1.Deployment, container string) string {
 	return ""
 }
 
-// reconcile runs one reconcile of upgrade name and returns the phase it left.
+// reconcile runs one pass of upgrade name (reconcilePass: Reconcile runs a
+// second at once after a pass that leaves a component Upgrading; the specs
+// step through the passes one by one) and returns the phase it left.
 func (w *envWorld) reconcile(name string) v1.Phase {
 	w.t.Helper()
-	_, err := w.r.Reconcile(w.ctx, ctrl.Request{NamespacedName: w.key(name)})
+	_, _, err := w.r.reconcilePass(w.ctx, ctrl.Request{NamespacedName: w.key(name)})
 	require.NoError(w.t, err)
 	return w.upgrade(name).Status.Phase
 }
