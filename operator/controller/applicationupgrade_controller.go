@@ -21,6 +21,7 @@ import (
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/appupgrade"
+	"github.com/lunadas/upgrade-operator/operator/leader"
 	"github.com/lunadas/upgrade-operator/operator/rollout"
 )
 
@@ -197,21 +198,12 @@ func (r *ApplicationUpgradeReconciler) reconcilePass(ctx context.Context, req ct
 	return r0, false, err
 }
 
-// LeaseRetry is when a pass stopped by LeaseHeld is tried again: by then
-// the elector has renewed the Lease (it retries every 2 s) or stepped down
-// and the process has exited.
-const LeaseRetry = time.Second
+// LeaseRetry is when a pass stopped by LeaseHeld is tried again (leader.Retry).
+const LeaseRetry = leader.Retry
 
 // leaseHeld is LeaseHeld's verdict, logged when it stops a pass.
 func (r *ApplicationUpgradeReconciler) leaseHeld(ctx context.Context) error {
-	if r.LeaseHeld == nil {
-		return nil
-	}
-	err := r.LeaseHeld()
-	if err != nil {
-		log.FromContext(ctx).Info("not writing: the leader-election Lease may have passed to another replica", "reason", err.Error(), "retry", LeaseRetry.String())
-	}
-	return err
+	return leader.Check(ctx, r.LeaseHeld)
 }
 
 // quietOnConflict returns err for controller-runtime's back-off, except a

@@ -45,6 +45,8 @@ type LeaseGuard struct {
 
 	mu      sync.Mutex
 	renewed time.Time // when the last successful write of this process's own record was sent
+
+	events *leaseEvents // the lock's event recorder, shut down with the manager (nil for NewLeaseGuard's)
 }
 
 // NewLeaseGuard wraps lock; bound is how long a renewal is trusted.
@@ -109,7 +111,8 @@ func newLeaseGuard(cfg *rest.Config, id, namespace string) (*LeaseGuard, error) 
 	// renew deadline) on the config it is given, in place: it gets a copy,
 	// as the manager gives it (a shared config would cut every later watch
 	// of its callers after 5 s).
-	lock, err := leaderelection.NewResourceLock(rest.CopyConfig(cfg), leaseEvents{cs: cs}, leaderelection.Options{
+	events := &leaseEvents{cs: cs}
+	lock, err := leaderelection.NewResourceLock(rest.CopyConfig(cfg), events, leaderelection.Options{
 		LeaderElection:          true,
 		LeaderElectionID:        id,
 		LeaderElectionNamespace: namespace,
@@ -118,17 +121,27 @@ func newLeaseGuard(cfg *rest.Config, id, namespace string) (*LeaseGuard, error) 
 	if err != nil {
 		return nil, err
 	}
-	return NewLeaseGuard(lock, clock.RealClock{}, RenewDeadline), nil
+	g := NewLeaseGuard(lock, clock.RealClock{}, RenewDeadline)
+	g.events = events
+	return g, nil
 }
 
 // leaseEvents records the lock's events ("… became leader") as the
 // manager's own leader-election recorder does, on the core Events API
-// (the lock asks only for GetEventRecorderFor).
-type leaseEvents struct{ cs kubernetes.Interface }
+// (the lock asks only for GetEventRecorderFor). Its broadcaster is shut
+// down with the manager (Start, a runnable that needs no leadership), so
+// a process that builds several managers (tests restarting the operator
+// in-process) leaves no recording goroutines behind.
+type leaseEvents struct {
+	cs kubernetes.Interface
+
+	mu          sync.Mutex
+	broadcaster record.EventBroadcaster
+}
 
 // GetEventRecorder implements recorder.Provider; the lock never calls it,
 // and what it returns drops every event.
-func (leaseEvents) GetEventRecorder(string) recorder.EventRecorder { return dropEvents{} }
+func (*leaseEvents) GetEventRecorder(string) recorder.EventRecorder { return dropEvents{} }
 
 type dropEvents struct{}
 
@@ -138,11 +151,33 @@ func (dropEvents) Eventf(runtime.Object, runtime.Object, string, string, string,
 func (dropEvents) AnnotatedEventf(runtime.Object, runtime.Object, map[string]string, string, string, string, string, ...interface{}) {
 }
 
-var _ recorder.Provider = leaseEvents{}
+var _ recorder.Provider = (*leaseEvents)(nil)
 
-// GetEventRecorderFor implements recorder.Provider.
-func (p leaseEvents) GetEventRecorderFor(name string) record.EventRecorder {
-	b := record.NewBroadcaster()
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: p.cs.CoreV1().Events("")})
-	return b.NewRecorder(NewScheme(), corev1.EventSource{Component: name})
+// GetEventRecorderFor implements recorder.Provider: one broadcaster,
+// started on the first call.
+func (p *leaseEvents) GetEventRecorderFor(name string) record.EventRecorder {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.broadcaster == nil {
+		p.broadcaster = record.NewBroadcaster()
+		p.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: p.cs.CoreV1().Events("")})
+	}
+	return p.broadcaster.NewRecorder(NewScheme(), corev1.EventSource{Component: name})
 }
+
+// Start implements manager.Runnable: it waits for the manager to stop and
+// shuts the broadcaster down (queued events are flushed first).
+func (p *leaseEvents) Start(ctx context.Context) error {
+	<-ctx.Done()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.broadcaster != nil {
+		p.broadcaster.Shutdown()
+		p.broadcaster = nil
+	}
+	return nil
+}
+
+// NeedLeaderElection implements manager.LeaderElectionRunnable: a standby
+// that never leads stops its broadcaster too.
+func (*leaseEvents) NeedLeaderElection() bool { return false }

@@ -76,3 +76,27 @@ func TestNewLeaseGuardLeavesTheConfigAlone(t *testing.T) {
 	assert.Zero(t, cfg.Timeout)
 	assert.Equal(t, "caller", cfg.UserAgent)
 }
+
+// The lock's event broadcaster starts with the lock's recorder and is shut
+// down when the manager stops (the runnable needs no leadership, so a
+// standby's is shut down too): a recorder obtained afterwards belongs to a
+// new broadcaster.
+func TestTheLeaseEventBroadcasterStopsWithTheManager(t *testing.T) {
+	g, err := newLeaseGuard(&rest.Config{Host: "https://127.0.0.1:1"}, DefaultLeaderElectionID, "upgrade-operator-system")
+	require.NoError(t, err)
+	require.NotNil(t, g.events)
+	assert.False(t, g.events.NeedLeaderElection())
+	g.events.mu.Lock()
+	started := g.events.broadcaster
+	g.events.mu.Unlock()
+	require.NotNil(t, started, "NewResourceLock asked for the recorder, which started the broadcaster")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.events.Start(ctx) }()
+	cancel()
+	require.NoError(t, <-done)
+	g.events.mu.Lock()
+	defer g.events.mu.Unlock()
+	assert.Nil(t, g.events.broadcaster, "the broadcaster was shut down")
+}

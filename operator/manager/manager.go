@@ -183,6 +183,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 	if err != nil {
 		return nil, fmt.Errorf("create manager: %w", err)
 	}
+	if guard != nil && guard.events != nil {
+		if err := mgr.Add(guard.events); err != nil {
+			return nil, fmt.Errorf("leader election: %w", err)
+		}
+	}
 	r := &controller.ApplicationUpgradeReconciler{
 		Client:          mgr.GetClient(),
 		Clock:           clock.RealClock{},
@@ -194,9 +199,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		DefaultServiceAccount:   opts.DefaultServiceAccount,
 		Impersonate:             controller.NewImpersonator(mgr.GetConfig(), mgr.GetScheme(), mgr.GetRESTMapper()),
 	}
+	var leaseHeld func() error
 	if guard != nil {
-		r.LeaseHeld = guard.Held
+		leaseHeld = guard.Held
 	}
+	r.LeaseHeld = leaseHeld
 	var outer reconcile.Reconciler = r
 	if opts.Reconciler != nil {
 		outer = opts.Reconciler(r)
@@ -213,7 +220,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		}
 	}
 	if opts.Platform.Enabled {
-		if err := setupPlatform(ctx, mgr, opts.Platform); err != nil {
+		if err := setupPlatform(ctx, mgr, opts.Platform, leaseHeld); err != nil {
 			return nil, fmt.Errorf("set up platform upgrades: %w", err)
 		}
 	}

@@ -103,7 +103,7 @@ func webhookServer(o WebhookOptions, ready <-chan struct{}) webhook.Server {
 
 // setupPlatform registers the platform Upgrade controller (leader only,
 // with the bootstrap) and its webhook (served by every replica).
-func setupPlatform(ctx context.Context, mgr ctrl.Manager, o PlatformOptions) error {
+func setupPlatform(ctx context.Context, mgr ctrl.Manager, o PlatformOptions, leaseHeld func() error) error {
 	c := o.VIM
 	if c == nil {
 		var err error
@@ -119,6 +119,7 @@ func setupPlatform(ctx context.Context, mgr ctrl.Manager, o PlatformOptions) err
 	r := &platformcontroller.UpgradeReconciler{
 		Client: mgr.GetClient(), VIM: c, Clock: clock.RealClock{}, Recorder: mgr.GetEventRecorder("upgrade-operator"),
 		PollInterval: o.PollInterval, IdlePollInterval: o.IdlePollInterval, MaxBuildRetries: o.MaxBuildRetries,
+		LeaseHeld: leaseHeld,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/lunadas/upgrade-operator/operator/api/starlingx/v1alpha1"
+	"github.com/lunadas/upgrade-operator/operator/leader"
 	"github.com/lunadas/upgrade-operator/operator/platform/deploy"
 	"github.com/lunadas/upgrade-operator/operator/starlingx/vim"
 )
@@ -50,6 +51,13 @@ type UpgradeReconciler struct {
 	SoonInterval time.Duration
 	// MaxBuildRetries bounds automatic retries of a failed build per step.
 	MaxBuildRetries int
+	// LeaseHeld, when set (leader election on: manager.LeaseGuard.Held),
+	// is asked after the observation, before the pass's VIM action and its
+	// status patch; an error stops the pass with neither (retried after
+	// leader.Retry): a replica paused past its renew deadline must not
+	// create, apply, abort or delete a strategy on a Lease another replica
+	// may hold. nil: no leader election.
+	LeaseHeld func() error
 }
 
 // +kubebuilder:rbac:groups=upgrade.starlingx.io,resources=upgrades,verbs=get;list;watch;create
@@ -72,6 +80,9 @@ func (r *UpgradeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	}
 	d := deploy.Next(deploy.Input{Upgrade: &u, Live: live, Now: r.now(), MaxBuildRetries: r.MaxBuildRetries})
 	logger := log.FromContext(ctx)
+	if err := leader.Check(ctx, r.LeaseHeld); err != nil {
+		return ctrl.Result{RequeueAfter: leader.Retry}, nil
+	}
 	if d.Action.Kind != deploy.ActNone {
 		if err := act(ctx, r.VIM, d.Action); err != nil {
 			if d.Action.Kind == deploy.ActAbort && vim.IsBadRequest(err) {
@@ -102,6 +113,9 @@ func (r *UpgradeReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 // transient failures are polled again at the normal interval, others are
 // returned for controller-runtime's back-off.
 func (r *UpgradeReconciler) unobserved(ctx context.Context, u *v1alpha1.Upgrade, what string, err error) (ctrl.Result, error) {
+	if lerr := leader.Check(ctx, r.LeaseHeld); lerr != nil {
+		return ctrl.Result{RequeueAfter: leader.Retry}, nil
+	}
 	transient := vim.IsUnavailable(err) || errors.Is(err, context.DeadlineExceeded)
 	st, _ := deploy.Unobserved(u, transient, what, err, r.now())
 	if perr := r.patchStatus(ctx, u, st); perr != nil {
