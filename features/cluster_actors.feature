@@ -8,17 +8,17 @@ Feature: Someone else acts on the cluster while the operator upgrades
   never reports Completed while a Deployment runs another image than the
   target, and never writes the API while an old worker pod exists.
 
-  @real @in-process
+  @real
   Scenario: a GitOps tool reverts the worker's image mid-rollout until Git is fixed
     Flux's kustomize-controller server-side applies Git's manifest with force
     every 5 seconds; for 30 seconds Git still names the worker's previous
     image, then Git carries the target and the tool stops. The operator
     reports the worker Reverted, does not fight the tool, and completes only
     once the worker runs the target image again (the fault's own check: no
-    Completed while the worker runs the reverted image). In-process only on
-    a real cluster: the operator binary's writes are read from the event
-    log, which cannot tell Git's fixed image written by kustomize-controller
-    from the operator's write of the same image.
+    Completed while the worker runs the reverted image). Out of process, the
+    operator's writes are read from the event log, which tells Git's fixed
+    image, owned by kustomize-controller after its write, from the
+    operator's (the image's field managers: eventlog.Event.ImageOwner).
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 3s
     And an API Deployment with 1 replica, pods ready after 1s and terminating in 1s
     And the Deployments are rolled out

@@ -9,6 +9,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// FieldManager is the field manager every write of the operator is
+// recorded under (controller.FieldManager). The operator writes only an
+// upgrade's target image, so an image owned by it alone is some upgrade's
+// target, never a revert (reverted).
+const FieldManager = "upgrade-operator"
+
 // ImageOwner names the field managers (metadata.managedFields[].manager,
 // comma-separated, sorted) that own spec.template.spec.containers[name=
 // container].image of d (a Deployment, StatefulSet or DaemonSet: the path
@@ -18,12 +24,6 @@ import (
 // k8s.io/apimachinery/pkg/util/managedfields): "f:<field>" for struct
 // fields, `k:{"name":"<container>"}` for list items by merge key. Entries
 // of subresources are skipped; undecodable entries are ignored (the API
-// FieldManager is the field manager every write of the operator is
-// recorded under (controller.FieldManager). The operator writes only an
-// upgrade's target image, so an image owned by it alone is some upgrade's
-// target, never a revert (reverted).
-const FieldManager = "upgrade-operator"
-
 // server validates them on write).
 func ImageOwner(d metav1.Object, container string) string {
 	if d == nil || reflect.ValueOf(d).IsNil() {

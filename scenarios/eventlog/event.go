@@ -126,6 +126,14 @@ type Event struct {
 	// then says it).
 	HashBefore string `json:"hashBefore,omitempty"`
 	HashAfter  string `json:"hashAfter,omitempty"`
+	// ImageOwner names the field managers that own Container's image
+	// after a DeploymentWrite (metadata.managedFields,
+	// appupgrade.ImageOwner: sorted, comma-separated), so a reader can
+	// tell the operator's write (upgrade-operator, which applies with
+	// force and so owns the image alone after changing it) from another
+	// writer's (kustomize-controller, kubectl): "" when no manager owns it
+	// (logs recorded before 2026-12-03, or a write without Container).
+	ImageOwner string `json:"imageOwner,omitempty"`
 
 	// Generation is an ApplicationUpgrade's status.observedGeneration (Phase
 	// and ComponentPhase events); 0 before the operator observed the

@@ -11,12 +11,14 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 )
 
 // Recorder turns watch events of Deployments, pods and ApplicationUpgrades
@@ -171,7 +173,7 @@ func (r *Recorder) deployment(typ watch.EventType, d *appsv1.Deployment, at time
 	if r.detailed {
 		base.Images = images
 	}
-	for _, e := range templateWrites(base, prev.containers, now.containers, seen, prev.hash != now.hash) {
+	for _, e := range templateWrites(base, prev.containers, now.containers, seen, prev.hash != now.hash, d) {
 		r.add(e, at)
 	}
 	if r.detailed {
@@ -198,11 +200,13 @@ func (r *Recorder) templateOf(d *appsv1.Deployment, prev depSeen, seen bool) dep
 // before to after: on creation one event (Container and Image set when
 // there is one container); after it one per container whose image
 // changed, by name, or one with no Container when only the hash moved
-// (another field of the template changed).
-func templateWrites(base Event, before, after []Container, seen, hashMoved bool) []Event {
+// (another field of the template changed). An event with Container names
+// the image's owners in obj's managedFields (ImageOwner).
+func templateWrites(base Event, before, after []Container, seen, hashMoved bool, obj metav1.Object) []Event {
 	if !seen {
 		if len(after) == 1 {
 			base.Container, base.Image = after[0].Name, after[0].Image
+			base.ImageOwner = appupgrade.ImageOwner(obj, base.Container)
 		}
 		return []Event{base}
 	}
@@ -211,6 +215,7 @@ func templateWrites(base Event, before, after []Container, seen, hashMoved bool)
 		if img, ok := imageIn(before, c.Name); !ok || img != c.Image {
 			e := base
 			e.Container, e.Image = c.Name, c.Image
+			e.ImageOwner = appupgrade.ImageOwner(obj, c.Name)
 			out = append(out, e)
 		}
 	}

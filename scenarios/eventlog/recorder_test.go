@@ -73,6 +73,31 @@ func sidecarFirst(gen int64, worker string) *appsv1.Deployment {
 	return d
 }
 
+// A write names the field managers owning the written image after it
+// (managedFields), as the API server's field manager left them: the
+// operator's forced apply owns it alone.
+func TestDeploymentWritesNameTheImageOwner(t *testing.T) {
+	owned := func(gen int64, image string, managers ...string) *appsv1.Deployment {
+		d := sidecarFirst(gen, image)
+		for _, m := range managers {
+			d.ManagedFields = append(d.ManagedFields, metav1.ManagedFieldsEntry{Manager: m, Operation: metav1.ManagedFieldsOperationApply,
+				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"worker\"}":{"f:image":{}}}}}}}`)}})
+		}
+		return d
+	}
+	r := NewRecorder(t0, nil)
+	r.Observe(watch.Added, owned(1, "w:1", "kubectl"), t0)
+	r.Observe(watch.Modified, owned(2, "w:2", "upgrade-operator"), t0)
+	r.Observe(watch.Modified, owned(3, "w:1", "kustomize-controller"), t0)
+	r.Observe(watch.Modified, owned(4, "w:3"), t0)
+	ev := r.Events()
+	require.Len(t, ev, 4)
+	assert.Empty(t, ev[0].ImageOwner, "a creation of two containers names no container")
+	assert.Equal(t, "upgrade-operator", ev[1].ImageOwner)
+	assert.Equal(t, "kustomize-controller", ev[2].ImageOwner)
+	assert.Empty(t, ev[3].ImageOwner, "no managedFields, no owner")
+}
+
 func TestDeploymentWritesNameTheContainerAndTheHashes(t *testing.T) {
 	r := NewRecorder(t0, nil)
 	r.Observe(watch.Added, sidecarFirst(1, "w:1"), t0)

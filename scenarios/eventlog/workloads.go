@@ -65,7 +65,7 @@ func (r *Recorder) workload(typ watch.EventType, kind string, obj client.Object,
 	if r.detailed {
 		base.Images = imagesOf(base.Containers)
 	}
-	for _, e := range templateWrites(base, containersOf(prev.template.Spec.Containers), base.Containers, seen, true) {
+	for _, e := range templateWrites(base, containersOf(prev.template.Spec.Containers), base.Containers, seen, true, obj) {
 		r.add(e, at)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	upgradesv1beta1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
+	"github.com/lunadas/upgrade-operator/operator/appupgrade"
 	"github.com/lunadas/upgrade-operator/scenarios/eventlog"
 )
 
@@ -110,7 +111,7 @@ func LogWrites(h History, upgrades []UpgradeSpec) []Op {
 			continue
 		}
 		k := f.RV + "/" + key
-		if f.Image == "" || recorded[k] || done[k] {
+		if f.Image == "" || recorded[k] || done[k] || !operatorsImage(f.ImageOwner) {
 			continue
 		}
 		for _, g := range graphs {
@@ -128,6 +129,13 @@ func LogWrites(h History, upgrades []UpgradeSpec) []Op {
 		}
 	}
 	return out
+}
+
+// operatorsImage says whether a DeploymentWrite whose image the field
+// managers owner own (eventlog.Event.ImageOwner) may be the operator's: it
+// is among them, or the log does not say.
+func operatorsImage(owner string) bool {
+	return owner == "" || slices.Contains(strings.Split(owner, ","), appupgrade.FieldManager)
 }
 
 // LogClaims are the ops standing for the operator's status claims that

@@ -79,6 +79,35 @@ func TestJudgeIgnoresWritesToOtherImages(t *testing.T) {
 	assert.Equal(t, porcupine.Ok, r.Linearizable, r.Illegal)
 }
 
+// TestJudgeTellsTheOperatorsWriteByItsImageOwner: an early write of the
+// API's target owned by another field manager after it (a GitOps tool
+// applying Git's image, eventlog.Event.ImageOwner) is not the operator's;
+// owned by the operator (alone or with others), or with no owner recorded
+// (older logs), it is, and it is caught.
+func TestJudgeTellsTheOperatorsWriteByItsImageOwner(t *testing.T) {
+	for _, c := range []struct {
+		owner     string
+		operators bool
+	}{
+		{"kustomize-controller", false},
+		{"kubectl-edit,kustomize-controller", false},
+		{"upgrade-operator", true},
+		{"kustomize-controller,upgrade-operator", true},
+		{"", true},
+	} {
+		events := logRun()
+		events[9].RV, events[8].RV = "9", "10" // the write lands before the old pod is deleted
+		events[9].Container, events[9].ImageOwner = "a", c.owner
+		r := Judge(Input{History: FromEvents(events), Upgrades: []UpgradeSpec{alpha}})
+		if c.operators {
+			assert.Equal(t, porcupine.Illegal, r.Linearizable, "owner %q", c.owner)
+		} else {
+			assert.Equal(t, porcupine.Ok, r.Linearizable, "owner %q: %s", c.owner, r.Illegal)
+			assert.Len(t, r.history.Ops, 1, "owner %q: only the worker's write is the operator's", c.owner)
+		}
+	}
+}
+
 // TestJudgeReadsTheSidecarFirstWorkerByHash: checks' sidecar case through
 // the one judge; the pods' first container is the same old and new.
 func TestJudgeReadsTheSidecarFirstWorkerByHash(t *testing.T) {
