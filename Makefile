@@ -217,9 +217,9 @@ test-envtest: controlplane ## envtest tests (build tag envtest): need etcd and k
 # them, and C09's SIGKILLs, on the operator's own binary (go build
 # ./cmd/upgrade-operator, one process per scenario); judged as every
 # feature. 8 at a time: they wait on kwok's pod timings, not on CPU.
-E2E_TAGS := @C01,@C02,@C03,@C04,@C05,@C06,@C07,@C09
+E2E_TAGS := @C01,@C02,@C03,@C04,@C05,@C06,@C07,@C09,@C10,@actors
 .PHONY: test-e2e
-test-e2e: controlplane ## C01-C07 and the operator SIGKILLed 5 times (C09), the features on the out-of-process operator binary on the local control plane.
+test-e2e: controlplane ## C01-C07, the operator SIGKILLed 5 times (C09), the leader frozen (C10) and the cluster actors (@actors): the features on the out-of-process operator binary on the local control plane.
 	$(GO) test -tags e2e -v -count=1 -timeout 20m $(STEPS_PKG) -run '^TestFeaturesReal$$' \
 		-real.operator=process -real.concurrency=8 -godog.format=progress -godog.tags='$(E2E_TAGS)' $(ARGS)
 

@@ -1,3 +1,4 @@
+@actors
 Feature: Someone else acts on the cluster while the operator upgrades
   Other writers touch the objects the operator drives: a GitOps tool puts
   Git's image back, a CD pipeline pushes a newer release into the upgrade,
