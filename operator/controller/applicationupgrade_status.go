@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 	"github.com/lunadas/upgrade-operator/operator/appupgrade"
@@ -53,10 +55,20 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	if err != nil {
 		return err
 	}
+	sent := r.now()
 	if err := r.Client.Status().Patch(ctx, next, patch); err != nil {
 		return fmt.Errorf("patch status of applicationupgrade %s/%s: %w", u.Namespace, u.Name, err)
 	}
 	r.ownStatuses().wrote(client.ObjectKeyFromObject(u), u.ResourceVersion, next)
+	// Logged, with when the patch was sent and the resourceVersion it
+	// returned, so a status write can be attributed to the replica that
+	// made it (as "image written" is): at info when a phase changed (a
+	// claim users read), else at V(1).
+	logger := log.FromContext(ctx)
+	if !phasesChanged(u.Status, next.Status) {
+		logger = logger.V(1)
+	}
+	logger.Info("status written", "phase", string(st.Phase), "resourceVersion", next.ResourceVersion, "sent", sent.UTC().Format(time.RFC3339Nano))
 	observeTransition(&u.Status, plan.Phase, now.Time)
 	r.transitionEvents(u, g, plan, reason)
 	return nil

@@ -94,22 +94,23 @@ func deref(v *rollout.Verdict) rollout.Verdict {
 // workloadApply is imageApply for any supported kind: the apply
 // configuration of obj's kind, identity and read resourceVersion with one
 // container (name and image) in the pod template, and a function reading
-// the generation the API server returned into it after the apply.
-func workloadApply(obj client.Object, container, image string) (runtime.ApplyConfiguration, func() int64, error) {
+// its metadata, where the API server's answer lands after the apply
+// (generation, resourceVersion: genOf, rvOf).
+func workloadApply(obj client.Object, container, image string) (runtime.ApplyConfiguration, func() *metav1ac.ObjectMetaApplyConfiguration, error) {
 	tpl := corev1ac.PodTemplateSpec().WithSpec(corev1ac.PodSpec().
 		WithContainers(corev1ac.Container().WithName(container).WithImage(image)))
 	switch o := obj.(type) {
 	case *appsv1.Deployment:
 		ac := imageApply(o, container, image)
-		return ac, func() int64 { return genOf(ac.ObjectMetaApplyConfiguration) }, nil
+		return ac, func() *metav1ac.ObjectMetaApplyConfiguration { return ac.ObjectMetaApplyConfiguration }, nil
 	case *appsv1.StatefulSet:
 		ac := appsv1ac.StatefulSet(o.Name, o.Namespace).WithResourceVersion(o.ResourceVersion).
 			WithSpec(appsv1ac.StatefulSetSpec().WithTemplate(tpl))
-		return ac, func() int64 { return genOf(ac.ObjectMetaApplyConfiguration) }, nil
+		return ac, func() *metav1ac.ObjectMetaApplyConfiguration { return ac.ObjectMetaApplyConfiguration }, nil
 	case *appsv1.DaemonSet:
 		ac := appsv1ac.DaemonSet(o.Name, o.Namespace).WithResourceVersion(o.ResourceVersion).
 			WithSpec(appsv1ac.DaemonSetSpec().WithTemplate(tpl))
-		return ac, func() int64 { return genOf(ac.ObjectMetaApplyConfiguration) }, nil
+		return ac, func() *metav1ac.ObjectMetaApplyConfiguration { return ac.ObjectMetaApplyConfiguration }, nil
 	}
 	return nil, nil, fmt.Errorf("write image to %T: not a supported workload", obj)
 }
@@ -119,4 +120,12 @@ func genOf(m *metav1ac.ObjectMetaApplyConfiguration) int64 {
 		return 0
 	}
 	return *m.Generation
+}
+
+// rvOf is the resourceVersion in m ("" when none).
+func rvOf(m *metav1ac.ObjectMetaApplyConfiguration) string {
+	if m == nil || m.ResourceVersion == nil {
+		return ""
+	}
+	return *m.ResourceVersion
 }

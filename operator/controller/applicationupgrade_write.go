@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -63,16 +64,18 @@ func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, g appupgr
 	if err != nil {
 		return 0, err
 	}
-	ac, generation, err := workloadApply(obj, w.Container, w.Image)
+	ac, meta, err := workloadApply(obj, w.Container, w.Image)
 	if err != nil {
 		return 0, err
 	}
+	sent := r.now()
 	if err := dc.Apply(ctx, ac, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 		return 0, fmt.Errorf("set image of container %q in %s to %s (component %s): %w", w.Container, w.Workload, appupgrade.SafeText(w.Image, 300), w.Component, err)
 	}
-	log.FromContext(ctx).Info("image written", "component", w.Component, strings.ToLower(string(w.Workload.Kind)), w.Workload.NamespacedName().String(), "image", appupgrade.SafeText(w.Image, 300))
+	log.FromContext(ctx).Info("image written", "component", w.Component, strings.ToLower(string(w.Workload.Kind)), w.Workload.NamespacedName().String(),
+		"image", appupgrade.SafeText(w.Image, 300), "resourceVersion", rvOf(meta()), "sent", sent.UTC().Format(time.RFC3339Nano))
 	r.observeWrite(g.Upgrade, w.Component)
 	r.eventRelated(g.Upgrade, obj, corev1.EventTypeNormal, writeReason(g, w.Component),
 		fmt.Sprintf("Set %s image to %s on %s", w.Component, w.Image, w.Workload))
-	return generation(), nil
+	return genOf(meta()), nil
 }

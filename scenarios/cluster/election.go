@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 )
@@ -12,8 +13,8 @@ import (
 // (faults.Replica) and the real backend's out-of-process ones
 // (real_election.go). The checks read what each backend can attribute to
 // a replica: the simulator records every call of every replica; a real
-// operator process's calls are not recorded, so its image writes are
-// read from its own log ("image written"), its status patches not at all.
+// operator process's calls are not recorded, so its image and status
+// writes are read from its own log ("image written", "status written").
 type Elected interface {
 	// StandbyWrote is nil once a replica other than the first leader
 	// wrote.
@@ -91,12 +92,14 @@ func (r *Real) FrozenLeaderRestarted(context.Context) (bool, error) {
 }
 
 // WritesUnderLease implements Elected from the processes' logs: each
-// "image written" line must come after the same process's last "acquired
-// lease" line and before any other process's next one. The log time of a
-// write is when its PATCH had returned, so a write that a resumed old
-// leader made after the new leader acquired is caught; a status patch is
-// not logged and is not checked here (the judge checks what the phases
-// claimed, from the event log).
+// "image written" and "status written" line must have been sent by the
+// process that had last acquired the Lease ("acquired lease" lines), and
+// in resourceVersion order (etcd's commit order) no write of an earlier
+// holder may follow one of a later holder. The send time catches a resumed
+// old leader that wrote after the new one acquired; the resourceVersion
+// order catches a write that was sent in time but committed after the new
+// leader's, and lets a write frozen in flight (sent before the freeze,
+// logged after it) pass, as it committed under the old tenure.
 func (r *Real) WritesUnderLease() (string, error) {
 	el, err := r.election()
 	if err != nil {
@@ -113,32 +116,75 @@ func (r *Real) WritesUnderLease() (string, error) {
 	return what, nil
 }
 
-// writesUnderLease walks the processes' acquisitions and image writes in
-// time (times shown from start): each write must be by the process that
-// acquired the Lease last.
+// writesUnderLease checks the processes' acquisitions, image and status
+// writes (times shown from start; a write's time is when it was sent, its
+// log time when the line has no send time): each write must be by the
+// process that acquired the Lease last before it was sent, and the
+// tenures of the writes must not go back in resourceVersion order.
 func writesUnderLease(evs []event, start time.Time) (string, error) {
-	var holder *electedProc
+	type acquisition struct {
+		at time.Time
+		e  *electedProc
+	}
+	var acqs []acquisition
 	var acq []string
-	writes := 0
 	for _, ev := range evs {
-		switch ev.msg {
-		case logAcquired:
-			holder = ev.e
+		if ev.msg == logAcquired {
+			acqs = append(acqs, acquisition{ev.at, ev.e})
 			acq = append(acq, fmt.Sprintf("replica %d.%d at %s", ev.e.slot, ev.e.incarnation, ev.at.Sub(start).Round(time.Millisecond)))
-		case logWritten:
-			writes++
-			if holder != ev.e {
-				held := "no process"
-				if holder != nil {
-					held = fmt.Sprintf("replica %d.%d", holder.slot, holder.incarnation)
-				}
-				return "", fmt.Errorf("operator replica %d.%d logged the write %s at %s while %s held the Lease (acquisitions: %s)",
-					ev.e.slot, ev.e.incarnation, ev.what, ev.at.Sub(start).Round(time.Millisecond), held, strings.Join(acq, ", "))
-			}
 		}
 	}
-	if writes == 0 {
+	since := func(t time.Time) string { return t.Sub(start).Round(time.Millisecond).String() }
+	name := func(e *electedProc) string { return fmt.Sprintf("replica %d.%d", e.slot, e.incarnation) }
+	type write struct {
+		event
+		tenure int
+	}
+	var ws []write
+	images, statuses := 0, 0
+	for _, ev := range evs {
+		if ev.msg != logWritten && ev.msg != logStatus {
+			continue
+		}
+		if ev.msg == logWritten {
+			images++
+		} else {
+			statuses++
+		}
+		sent := ev.at
+		if !ev.sent.IsZero() {
+			sent = ev.sent
+		}
+		tenure := -1
+		for i, a := range acqs {
+			if !a.at.After(sent) {
+				tenure = i
+			}
+		}
+		if tenure < 0 || acqs[tenure].e != ev.e {
+			held := "no process"
+			if tenure >= 0 {
+				held = name(acqs[tenure].e)
+			}
+			return "", fmt.Errorf("operator %s sent the write %s at %s while %s held the Lease (acquisitions: %s)",
+				name(ev.e), ev.what, since(sent), held, strings.Join(acq, ", "))
+		}
+		ws = append(ws, write{ev, tenure})
+	}
+	if images == 0 {
 		return "", fmt.Errorf("no operator process logged an image write")
 	}
-	return fmt.Sprintf("%d image writes from the processes' logs, each by the last process to acquire the Lease (acquisitions: %s); status patches are not logged, so not attributed", writes, strings.Join(acq, ", ")), nil
+	for _, w := range ws {
+		if w.rv == 0 {
+			return "", fmt.Errorf("operator %s logged the write %s without a resourceVersion", name(w.e), w.what)
+		}
+	}
+	sort.SliceStable(ws, func(i, j int) bool { return ws[i].rv < ws[j].rv })
+	for i := 1; i < len(ws); i++ {
+		if prev, w := ws[i-1], ws[i]; w.tenure < prev.tenure {
+			return "", fmt.Errorf("operator %s's write %s (resourceVersion %d) committed after %s's write %s (resourceVersion %d), which acquired the Lease after it (acquisitions: %s)",
+				name(w.e), w.what, w.rv, name(prev.e), prev.what, prev.rv, strings.Join(acq, ", "))
+		}
+	}
+	return fmt.Sprintf("%d image writes and %d status writes from the processes' logs, each sent by the last process to acquire the Lease and committed in the order of the tenures (acquisitions: %s)", images, statuses, strings.Join(acq, ", ")), nil
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -28,11 +29,15 @@ import (
 // client-go's tools/leaderelection (leaderelection.go, acquire: "successfully
 // acquired lease"), controller-runtime's manager (pkg/manager/internal.go,
 // OnStoppedLeading: the process exits with "leader election lost") and the
-// operator's own write log (operator/controller/applicationupgrade_write.go).
+// operator's own write logs (operator/controller: "image written" in
+// applicationupgrade_write.go, "status written" in
+// applicationupgrade_status.go, at V(1) unless a phase changed: electionArgs
+// turns V(1) on).
 const (
 	logAcquired = "uccessfully acquired lease"
 	logLost     = "leader election lost"
 	logWritten  = "image written"
+	logStatus   = "status written"
 )
 
 // electedProc is one operator process under leader election: replica slot
@@ -64,12 +69,12 @@ type election struct {
 }
 
 // electionArgs are the flags of a replica: leader election on the Lease
-// manager.DefaultLeaderElectionID in the scenario's namespace, and log
-// times to the nanosecond (zap's rfc3339nano) so writes can be placed
-// among lease acquisitions.
+// manager.DefaultLeaderElectionID in the scenario's namespace, log times
+// to the nanosecond (zap's rfc3339nano) so writes can be placed among
+// lease acquisitions, and V(1) on so every status write is logged.
 func (r *Real) electionArgs() []string {
 	return []string{"--leader-elect", "--leader-election-namespace=" + r.ns,
-		"--leader-election-id=" + manager.DefaultLeaderElectionID, "--zap-time-encoding=rfc3339nano"}
+		"--leader-election-id=" + manager.DefaultLeaderElectionID, "--zap-time-encoding=rfc3339nano", "--zap-log-level=debug"}
 }
 
 // AddStandbyReplica implements SimOnly out of process: the operator
@@ -274,12 +279,17 @@ var klogHeader = regexp.MustCompile(`^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6}`)
 // logLine is one line of an operator process's log that the election reads.
 type logLine struct {
 	at  time.Time
-	msg string // logAcquired, logLost or logWritten
-	// what names a write: its workload and image
+	msg string // logAcquired, logLost, logWritten or logStatus
+	// what names a write: its workload and image, or the phase and
+	// resourceVersion a status write claimed
 	what string
+	// sent is when a write was sent (zero when the line does not say), rv
+	// the resourceVersion it returned (0 when the line does not say)
+	sent time.Time
+	rv   uint64
 }
 
-// readLog reads the acquisitions, losses and image writes of a log. The
+// readLog reads the acquisitions, losses, image and status writes of a log. The
 // operator logs through zap as JSON (ts in rfc3339nano: electionArgs);
 // client-go's leader election may log through klog's text format instead
 // ("I1203 00:41:02.123456 ..." in local time, the year left out).
@@ -294,7 +304,7 @@ func readLog(path string) ([]logLine, error) {
 	for sc.Scan() {
 		line := sc.Text()
 		var kind string
-		for _, k := range []string{logAcquired, logLost, logWritten} {
+		for _, k := range []string{logAcquired, logLost, logWritten, logStatus} {
 			if strings.Contains(line, k) {
 				kind = k
 			}
@@ -312,8 +322,23 @@ func readLog(path string) ([]logLine, error) {
 			if l.at, err = time.Parse(time.RFC3339Nano, ts); err != nil {
 				return nil, fmt.Errorf("%s: a line with a time that is not rfc3339nano: %q", path, line)
 			}
-			if kind == logWritten {
+			if kind == logWritten || kind == logStatus {
+				if sent, ok := j["sent"].(string); ok {
+					if l.sent, err = time.Parse(time.RFC3339Nano, sent); err != nil {
+						return nil, fmt.Errorf("%s: a write whose send time is not rfc3339nano: %q", path, line)
+					}
+				}
+				if rv, ok := j["resourceVersion"].(string); ok && rv != "" {
+					if l.rv, err = strconv.ParseUint(rv, 10, 64); err != nil {
+						return nil, fmt.Errorf("%s: a write whose resourceVersion is not a number: %q", path, line)
+					}
+				}
+			}
+			switch kind {
+			case logWritten:
 				l.what = fmt.Sprintf("%v %v", j["deployment"], j["image"])
+			case logStatus:
+				l.what = fmt.Sprintf("status %v/%v %v at resourceVersion %v", j["namespace"], j["name"], j["phase"], j["resourceVersion"])
 			}
 		} else if klogHeader.MatchString(line) {
 			at, err := time.ParseInLocation("0102 15:04:05.000000", line[1:21], time.Local)
