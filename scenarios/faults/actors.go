@@ -38,8 +38,7 @@ func (in *Injector) cacheFault(f Fault) {
 		}
 		return out
 	}
-	record := func(f Fault, d time.Duration, note string) { in.record(f, d, note) }
-	if err := FireCacheFault(in.ctx, in.sim, f, caches, record); err != nil {
+	if err := FireCacheFault(in.ctx, in.sim, f, caches, in.record); err != nil {
 		in.violate("%v", err)
 	}
 }

@@ -103,7 +103,7 @@ func IsCacheFault(k Kind) bool { return k == Stale || k == Drop }
 // returns (called again at the window's end, so a process made meanwhile
 // is released too) and records it with record: the note and the window
 // are those of make simulate's transcript.
-func FireCacheFault(ctx context.Context, sim *simulator.Sim, f Fault, caches func() []*Cache, record func(Fault, time.Duration, string)) error {
+func FireCacheFault(ctx context.Context, sim *simulator.Sim, f Fault, caches func() []*Cache, record func(Fault, time.Duration, string) int) error {
 	d, kind := f.Dur("for"), f.Str("kind")
 	var start, end func(*Cache)
 	switch f.Kind {
