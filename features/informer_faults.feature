@@ -18,7 +18,7 @@ Feature: The operator's informers lag or lose events while it upgrades
   held back: the real backend refuses these faults in one line, so the
   scenarios are not tagged @real.
 
-  @sim-only
+  @sim-only @mutants
   Scenario: the Deployment informer runs 5 seconds behind during the worker rollout
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 3s
     And an API Deployment with 1 replica, pods ready after 1s and terminating in 1s
@@ -32,7 +32,7 @@ Feature: The operator's informers lag or lose events while it upgrades
     And the API image is written once
     And the API is neither written nor claimed while an old worker pod exists or terminates
 
-  @sim-only
+  @sim-only @mutants
   Scenario: every informer of the operator runs 4 events behind from the start of the upgrade
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 3s
     And an API Deployment with 1 replica, pods ready after 1s and terminating in 1s
@@ -43,7 +43,7 @@ Feature: The operator's informers lag or lose events while it upgrades
     And each Deployment image was written once
     And the API is neither written nor claimed while an old worker pod exists or terminates
 
-  @sim-only
+  @sim-only @mutants
   Scenario: the operator's watches lose every event for 40 seconds while the worker rolls out
     With every watch cut the operator sees the worker's rollout frozen where
     its cache stopped: it waits for the whole window, although the worker
@@ -62,7 +62,7 @@ Feature: The operator's informers lag or lose events while it upgrades
     And the API image is written once
     And the API is neither written nor claimed while an old worker pod exists or terminates
 
-  @sim-only
+  @sim-only @mutants
   Scenario: the pod watch is lost while the last old worker pods terminate
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 2s, a grace period of 20s and terminating in 15s
     And an API Deployment with 1 replica, pods ready after 1s and terminating in 1s
@@ -74,7 +74,7 @@ Feature: The operator's informers lag or lose events while it upgrades
     And the API image is written once
     And the API is neither written nor claimed while an old worker pod exists or terminates
 
-  @sim-only @graph
+  @sim-only @graph @mutants
   Scenario: a diamond upgrades in order while its Deployment informer lags and its pod watch is lost
     Given the Deployments "db" and "worker", each with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 2s
     And the Deployment "indexer" with 3 replicas, surge 1, unavailable 0, pods ready after 2s, a grace period of 30s and terminating in 25s
