@@ -20,13 +20,14 @@ import (
 // did.
 
 // cacheFault injects stale or drop: the informers first, then the
-// fault's window at f.At from now.
+// fault's window at f.At from now (its relists, later, list with the
+// scenario's context, as the replicas' cold starts do).
 func (s *Sim) cacheFault(ctx context.Context, f faults.Fault) error {
 	if err := s.useInformers(ctx); err != nil {
 		return fmt.Errorf("fault %s: %w", f, err)
 	}
 	s.at(f, func() {
-		if err := faults.FireCacheFault(ctx, s.env.Sim, f, s.liveCaches, s.faults.Record); err != nil {
+		if err := faults.FireCacheFault(s.ctx, s.env.Sim, f, s.replicaCaches, s.faults.Record); err != nil {
 			s.faults.Record(f, 0, err.Error())
 		}
 	})
@@ -64,8 +65,8 @@ func (s *Sim) addCache(ctx context.Context, i int) error {
 	return nil
 }
 
-// liveCaches are the replicas' caches.
-func (s *Sim) liveCaches() []*faults.Cache { return s.caches }
+// replicaCaches are the replicas' caches.
+func (s *Sim) replicaCaches() []*faults.Cache { return s.caches }
 
 // cacheOf is replica i's cache, nil while the replicas read the store.
 func (s *Sim) cacheOf(i int) *faults.Cache {
