@@ -40,7 +40,7 @@
 //
 // Faults:
 //
-//	faults               the one fault catalog, of cmd/simulate and the features: ParseFaults, Generate, Run (--seeds, --faults), Shrink; Boundary injects at the features' recording client; the cluster actors (actor.go) over an ActorRuntime, run by the Injector and by LiveActors (the features)
+//	faults               the one fault catalog, of cmd/simulate and the features: ParseFaults, Generate, Run (--seeds, --faults), Shrink; Boundary injects at the features' recording client; the cluster actors (actor.go) over an ActorRuntime, run by the Injector and by LiveActors (the features); Cache, the informer model (stale, drop) wired into a simulated operator process, the Injector's and the features' Sim's
 //	faults/sweep         the crash-point sweep (make simulate --crash-sweep)
 //	faults/mutants       deliberately weakened policies that the judge must catch (make test-mutants)
 //

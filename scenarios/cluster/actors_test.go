@@ -69,9 +69,15 @@ func TestSimGitopsRevertFlagsCompletedWhileReverted(t *testing.T) {
 
 func TestRealRefusesWhatItCannotInjectInOneLine(t *testing.T) {
 	r := &Real{}
+	for _, spec := range []string{"stale@0s", "drop@5s:for=10s:kind=pods"} {
+		fs, err := faults.ParseFaults(spec)
+		require.NoError(t, err)
+		err = r.injectOwn(t.Context(), fs[0])
+		require.ErrorIs(t, err, ErrUnsupported)
+		assert.Equal(t, "fault "+fs[0].String()+" cannot run on the real backend: "+StaleDropRealRefusal+": "+ErrUnsupported.Error(), err.Error(),
+			"the exact line")
+	}
 	for spec, want := range map[string]string{
-		"stale@0s":   "controller-runtime's real cache",
-		"drop@0s":    "controller-runtime's real cache",
 		"kcm-lag@0s": "cannot be delayed",
 	} {
 		fs, err := faults.ParseFaults(spec)

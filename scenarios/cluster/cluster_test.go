@@ -61,8 +61,8 @@ func TestSimRefusesWhatTheFeaturesCannotInjectInOneLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	for spec, want := range map[string]string{
-		"stale@1s":              "reads the store directly",
-		"drop@1s:kind=pods":     "reads the store directly",
+		"stale@1s":              "",
+		"drop@1s:kind=pods":     "",
 		"node-lost@1s":          "",
 		"gitops-revert@1h":      "",
 		"webhook-down@1h":       "",

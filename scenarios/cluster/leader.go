@@ -18,6 +18,7 @@ func (s *Sim) newReplica(i int, ctl *simulator.Controller) *faults.Replica {
 	r := faults.NewReplica(s.env.Sim, fmt.Sprintf("%s-%d", simrun.OperatorName, i), faults.ReplicaHooks{
 		Stalled: func() error { return s.faults.Stalled(i) },
 		Led:     func() { s.tenures = append(s.tenures, tenure{replica: i, from: s.env.Sim.Elapsed()}) },
+		Start:   func() { s.startReplica(s.ctx, i) },
 	})
 	r.Ctl = ctl
 	return r
@@ -29,7 +30,7 @@ func (s *Sim) newReplica(i int, ctl *simulator.Controller) *faults.Replica {
 // a replica's controller runs only while it leads, and a leader that
 // cannot renew stops before a standby may take the lease — the property
 // C10 checks from the history.
-func (s *Sim) AddStandbyReplica(context.Context) error {
+func (s *Sim) AddStandbyReplica(ctx context.Context) error {
 	if s.elected {
 		return fmt.Errorf("a standby replica is already running")
 	}
@@ -37,6 +38,11 @@ func (s *Sim) AddStandbyReplica(context.Context) error {
 	standby := s.newReplica(1, s.env.AddOperator(fmt.Sprintf("%s-1", simrun.OperatorName), customize, wrap))
 	standby.Ctl.Crash()
 	s.replicas = append(s.replicas, standby)
+	if s.informers {
+		if err := s.addCache(ctx, 1); err != nil {
+			return err
+		}
+	}
 	s.elected = true
 	for _, r := range s.replicas {
 		if err := r.Elect(); err != nil {
@@ -73,6 +79,6 @@ func (s *Sim) stallLeader(f faults.Fault) {
 	s.faults.Record(f, d, fmt.Sprintf("operator replica %d's network stalls for %s: every API call it makes times out", i, d))
 	s.env.Sim.Schedule(d, fmt.Sprintf("network of replica %d back", i), func() {
 		s.faults.Stall(i, false)
-		c.SetDelivery(nil)
+		s.restoreDelivery(i)
 	})
 }

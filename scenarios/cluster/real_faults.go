@@ -48,13 +48,19 @@ func (r *Real) injectOwn(ctx context.Context, f faults.Fault) error {
 	case faults.KCMLag:
 		return refuse(BackendReal, f, "the watches of the real kube-controller-manager cannot be delayed from outside")
 	case faults.Stale, faults.Drop:
-		return refuse(BackendReal, f, "it lags or cuts the operator's own informers, which are controller-runtime's real cache here, not a model the harness can hold back")
+		return refuse(BackendReal, f, StaleDropRealRefusal)
 	}
 	if faults.Implements(f.Kind) {
 		return r.actors.Inject(f)
 	}
 	return refuseInFeatures(BackendReal, f)
 }
+
+// StaleDropRealRefusal is why the real backend refuses stale and drop:
+// the operator's informers there are controller-runtime's, fed by
+// kube-apiserver's watches with no model in between (the simulator
+// backend runs them through faults.Cache, as make simulate does).
+const StaleDropRealRefusal = "it lags or cuts the operator's informers, which on a real cluster are controller-runtime's cache fed by kube-apiserver's watches with no model in between to hold back; the simulator backend injects it (a scenario without @real)"
 
 // Fired implements Cluster.
 func (r *Real) Fired() []faults.Fired { return r.faults.Fired() }

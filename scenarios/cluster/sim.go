@@ -34,6 +34,12 @@ type Sim struct {
 	// stalled is the replica lease-lost stalled (-1: none).
 	tenures []tenure
 	stalled int
+	// informers: the replicas read through caches (sim_informers.go),
+	// caches[i] replica i's, since the first stale or drop; ctx is the
+	// scenario's, for their lists at the replicas' cold starts
+	informers bool
+	caches    []*faults.Cache
+	ctx       context.Context
 }
 
 var (
@@ -43,7 +49,7 @@ var (
 
 // NewSim creates the simulation of one scenario with the operator running.
 func NewSim(ctx context.Context, opts Options) (*Sim, error) {
-	s := &Sim{opts: opts, ns: namespaceFor(opts.Scenario, opts.Seed), stalled: -1}
+	s := &Sim{opts: opts, ns: namespaceFor(opts.Scenario, opts.Seed), stalled: -1, ctx: ctx}
 	s.faults = faults.NewBoundary(opts.Seed, s.Elapsed, s.kill)
 	s.rec = judge.NewRecorder(simulator.DefaultStart, func() time.Time { return s.env.Sim.Now() })
 	s.rec.SetTemplateHash(simulator.PodTemplateHash)
@@ -65,9 +71,14 @@ func NewSim(ctx context.Context, opts Options) (*Sim, error) {
 	return s, nil
 }
 
-// hooks instruments operator process replica (see instrument).
+// hooks instruments operator process replica (see instrument); its reads
+// go through its informer cache once it has one (cacheSwitch).
 func (s *Sim) hooks(replica int) (func(*controller.ApplicationUpgradeReconciler), func(reconcile.Reconciler) reconcile.Reconciler) {
-	return instrument(s.opts.Policy, s.rec, s.faults, replica)
+	customize, wrap := instrument(s.opts.Policy, s.rec, s.faults, replica)
+	return func(r *controller.ApplicationUpgradeReconciler) {
+		r.Client = cacheSwitch{Client: r.Client, s: s, replica: replica}
+		customize(r)
+	}, wrap
 }
 
 // Backend implements Cluster.

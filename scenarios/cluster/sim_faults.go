@@ -10,14 +10,15 @@ import (
 
 // Inject implements Cluster: the API faults (inject) and a crash at a
 // call act at the operator's recording client; a crash at a time,
-// lease-lost and kcm-lag are the simulator's, and the cluster actors and
-// webhook-down those of make simulate (faults.LiveActors), at f.At from
-// now.
-func (s *Sim) Inject(_ context.Context, f faults.Fault) error {
-	return inject(s.faults, f, s.injectOwn)
+// lease-lost and kcm-lag are the simulator's, stale and drop lag or cut
+// the replicas' informer caches (make simulate's, faults.Cache:
+// sim_informers.go), and the cluster actors and webhook-down those of
+// make simulate (faults.LiveActors), at f.At from now.
+func (s *Sim) Inject(ctx context.Context, f faults.Fault) error {
+	return inject(s.faults, f, func(f faults.Fault) error { return s.injectOwn(ctx, f) })
 }
 
-func (s *Sim) injectOwn(f faults.Fault) error {
+func (s *Sim) injectOwn(ctx context.Context, f faults.Fault) error {
 	switch f.Kind {
 	case faults.Crash:
 		if f.Call > 0 {
@@ -32,7 +33,7 @@ func (s *Sim) injectOwn(f faults.Fault) error {
 	case faults.KCMLag:
 		s.at(f, func() { s.kcmLag(f) })
 	case faults.Stale, faults.Drop:
-		return refuse(BackendSim, f, "the features' simulated operator reads the store directly; the informer model it lags or cuts (faults.Injector's, one per kind, rebuilt at every cold start) is wired only into make simulate's operator: run it with make simulate --faults")
+		return s.cacheFault(ctx, f)
 	default:
 		if faults.Implements(f.Kind) {
 			return s.actors.Inject(f)
@@ -61,7 +62,7 @@ func refuseInFeatures(backend string, f faults.Fault) error {
 	if spec, _ := faults.Lookup(f.Kind); spec.Trigger == faults.AtSetup {
 		return refuse(backend, f, "it changes the manifests before a make simulate run; a feature declares its Deployment that way (pods ready after …, image tag :never-ready, :crashloop, :does-not-exist)")
 	}
-	return refuse(backend, f, "the features inject conflict, unavailable, timeout, ambiguous, crash, lease-lost, kcm-lag and the cluster actors; run it with make simulate --faults")
+	return refuse(backend, f, "the features inject conflict, unavailable, timeout, ambiguous, crash, lease-lost, kcm-lag, stale, drop and the cluster actors; run it with make simulate --faults")
 }
 
 // at runs fire f.At from now (at once for @0s: before the step returns).

@@ -18,10 +18,8 @@ func (in *Injector) fireTimed(f Fault) {
 			return
 		}
 		in.crash(in.target(), f)
-	case Stale:
-		in.stale(f)
-	case Drop:
-		in.drop(f)
+	case Stale, Drop:
+		in.cacheFault(f)
 	case LeaseLost:
 		in.leaseLost(f)
 	case KCMLag:
@@ -31,35 +29,18 @@ func (in *Injector) fireTimed(f Fault) {
 	}
 }
 
-func (in *Injector) stale(f Fault) {
-	d, lag, events, kind := f.Dur("for"), f.Dur("lag"), f.Int("events"), f.Str("kind")
-	how := fmt.Sprintf("%s behind", lag)
-	if events > 0 {
-		how = fmt.Sprintf("%d events behind", events)
-		lag = 0
-	}
-	in.record(f, d, fmt.Sprintf("the operator's %s informers run %s for %s", kind, how, d))
-	for _, p := range in.procs {
-		p.cache.setLag(kind, lag, events)
-	}
-	in.sim.Schedule(d, "end of "+f.String(), func() {
+// cacheFault fires stale or drop on every process's informers.
+func (in *Injector) cacheFault(f Fault) {
+	caches := func() []*Cache {
+		var out []*Cache
 		for _, p := range in.procs {
-			p.cache.setLag(kind, 0, 0)
+			out = append(out, p.cache)
 		}
-	})
-}
-
-func (in *Injector) drop(f Fault) {
-	d, kind := f.Dur("for"), f.Str("kind")
-	in.record(f, d, fmt.Sprintf("the operator's %s watches lose every event for %s, then relist", kind, d))
-	for _, p := range in.procs {
-		p.cache.setDrop(in.ctx, kind, true)
+		return out
 	}
-	in.sim.Schedule(d, "end of "+f.String(), func() {
-		for _, p := range in.procs {
-			p.cache.setDrop(in.ctx, kind, false)
-		}
-	})
+	if err := FireCacheFault(in.ctx, in.sim, f, caches, in.record); err != nil {
+		in.violate("%v", err)
+	}
 }
 
 // kcmLag delays the watch events of the Deployment and ReplicaSet controllers.

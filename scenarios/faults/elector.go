@@ -23,11 +23,11 @@ func (in *Injector) startElection() {
 	}
 	r1 := *in.base
 	r1.ForgetProcessState() // another process: none of replica 0's memory
-	r1.Client = &opClient{Client: p1.writer, p: p1}
+	r1.Client = newOpClient(p1)
 	p1.Ctl = in.sim.AddController("applicationupgrade-1", &r1, simrun.OperatorWatches(in.sim)...)
 	p1.Ctl.Crash() // standing by until it holds the lease
 	if p1.cache != nil {
-		in.attachCache(p1)
+		p1.cache.Attach(p1.Ctl)
 	}
 	in.elect(p0)
 	if !p0.Leading() {

@@ -135,7 +135,7 @@ func NewInjector(sched Schedule, objs []client.Object, transcript io.Writer) *In
 		byCall: map[int][]Fault{}, writes: map[string]int{}, spec: map[types.NamespacedName]*targetSpec{}, objs: objs, upgrades: upgradesIn(objs)}
 	for _, f := range sched.Faults {
 		switch f.Kind {
-		case Stale, Drop:
+		case Stale, Drop: // IsCacheFault
 			in.cacheMode = true
 		case LeaseLost:
 			in.leaseMode = true
@@ -159,7 +159,7 @@ func (in *Injector) Setup(ctx context.Context, sim *simulator.Sim, r *controller
 	if err != nil {
 		return err
 	}
-	r.Client = &opClient{Client: p.writer, p: p}
+	r.Client = newOpClient(p)
 	sim.SetAPIInterceptor(in.intercept)
 	sim.Subscribe(in.observeCommit)
 	return nil
@@ -173,7 +173,7 @@ func (in *Injector) Start(op *simulator.Controller) {
 	p0 := in.procs[0]
 	p0.Ctl = op
 	if p0.cache != nil {
-		in.attachCache(p0)
+		p0.cache.Attach(op)
 	}
 	if in.leaseMode {
 		in.startElection()
@@ -210,13 +210,6 @@ func (in *Injector) describeSetup(f Fault) {
 		what = []string{"no component named " + f.Str("dep")}
 	}
 	in.record(f, 0, strings.Join(what, "; "))
-}
-
-// attachCache makes the process's informers the only way events reach its
-// controller.
-func (in *Injector) attachCache(p *process) {
-	p.cache.ctl = p.Ctl
-	p.Ctl.SetDelivery(func(simulator.WatchEvent) (time.Duration, bool) { return 0, true })
 }
 
 // Done ends a run whose upgrades were deleted and stay deleted, once the

@@ -17,20 +17,21 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/simulator"
 )
 
 // process is one operator replica (Replica: its controller,
 // incarnations and leader election) with its client (named after it, so
 // faults hit only the operator), its informers when the schedule needs a
-// cache, and its network stall.
+// cache (Cache: reads come from them), and its network stall.
 type process struct {
 	*Replica
-	in         *Injector
-	writer     client.Client
-	cache      *informers
-	stallUntil time.Time
+	in *Injector
+	// writer is the process's client; reader is writer reading through
+	// the cache when the process has one
+	writer, reader client.Client
+	cache          *Cache
+	stallUntil     time.Time
 }
 
 func (p *process) stalled() bool { return p.in.sim.Now().Before(p.stallUntil) }
@@ -40,46 +41,27 @@ func (p *process) stalled() bool { return p.in.sim.Now().Before(p.stallUntil) }
 // the controller starts only once every informer has listed; a failed
 // list is retried a second later.
 func (p *process) start(ctx context.Context) {
-	incarnation := p.Incarnation
-	if p.cache != nil {
-		if err := p.cache.reset(ctx); err != nil {
-			p.in.sim.Schedule(time.Second, "cache sync of "+p.Name, func() {
-				if p.Alive && p.Incarnation == incarnation && p.Ctl.Crashed() && (p.Leading() || !p.in.leaseMode) {
-					p.start(ctx)
-				}
-			})
-			return
-		}
+	if p.cache == nil {
+		p.Ctl.Restart()
+		return
 	}
-	p.Ctl.Restart()
+	incarnation := p.Incarnation
+	p.cache.Start(ctx, p.Ctl, p.Name, func() bool {
+		return p.Alive && p.Incarnation == incarnation && p.Ctl.Crashed() && (p.Leading() || !p.in.leaseMode)
+	})
 }
 
-// opClient is the operator's client: reads from the process's informers
-// when it has them (they never fail: no API call), else from the API;
-// writes go to the API under the process's name. Successful Deployment
-// writes are counted for the duplicate-write check.
+// opClient is the operator's client: p.reader, which reads from the
+// process's informers when it has them (Cache.Reader), else from the
+// API; writes go to the API under the process's name. Successful
+// Deployment writes are counted for the duplicate-write check.
 type opClient struct {
 	client.Client
 	p *process
 }
 
-func (c *opClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	if c.p.cache != nil {
-		if i, _ := c.p.cache.tracks(obj); i != nil {
-			return c.p.cache.Get(key, obj)
-		}
-	}
-	return c.Client.Get(ctx, key, obj, opts...)
-}
-
-func (c *opClient) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	if c.p.cache != nil {
-		if i, _ := c.p.cache.tracks(list); i != nil {
-			return c.p.cache.List(list, opts...)
-		}
-	}
-	return c.Client.List(ctx, list, opts...)
-}
+// newOpClient is p's operator client.
+func newOpClient(p *process) *opClient { return &opClient{Client: p.reader, p: p} }
 
 func (c *opClient) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 	return c.p.in.write(c.p, obj, func() error { return c.Client.Patch(ctx, obj, patch, opts...) })
@@ -153,15 +135,13 @@ func (in *Injector) newProcess(ctx context.Context, n int) (*process, error) {
 		Lost:  func() bool { return in.stoppedLeading(p) },
 	})
 	p.writer = in.sim.ClientFor(p.Name)
+	p.reader = p.writer
 	if in.cacheMode {
-		cache, err := newInformers(in.sim, in.sim.ClientFor(p.Name+"/informer"))
+		cache, err := NewCache(ctx, in.sim, p.Name)
 		if err != nil {
 			return nil, err
 		}
-		if err := controller.SetupIndexes(ctx, cache); err != nil {
-			return nil, err
-		}
-		p.cache = cache
+		p.cache, p.reader = cache, cache.Reader(p.writer)
 	}
 	in.procs = append(in.procs, p)
 	in.byClient[p.Name] = p

@@ -67,3 +67,18 @@ func TestWorkloadKindMutants(t *testing.T) {
 	judgeMutants(t, results)
 	checkLogAloneJudge(t, base, results)
 }
+
+// TestInformerFaultMutants runs the @informer scenarios (stale and drop
+// through make simulate's informer model, features/informer_faults.feature)
+// against every mutant and the equivalent one: each mutant must be caught
+// by at least one of them while the operator's cache lags or loses
+// events (counters-only by a stale scenario: "4 events behind"), the
+// equivalent must pass them all, and the judge of the event log alone
+// must agree.
+func TestInformerFaultMutants(t *testing.T) {
+	base := Config{Backend: SimBackend{}, Seed: *seed, Context: t.Context(), Tags: "@informer"}
+	results := RunMutants(base, append(append([]mutants.Mutant(nil), mutants.All...), mutants.Equivalents...), false)
+	WriteMutantTable(os.Stdout, "sim", results)
+	judgeMutants(t, results)
+	checkLogAloneJudge(t, base, results)
+}
