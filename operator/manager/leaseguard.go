@@ -84,16 +84,27 @@ func (g *LeaseGuard) mark(sent time.Time, ler resourcelock.LeaderElectionRecord,
 }
 
 // Held returns nil while this process's last renewal of the Lease is
-// younger than the bound, else an error saying how old it is.
+// younger than the bound, else an error saying how old it is
+// (RenewalHeld).
 func (g *LeaseGuard) Held() error {
 	g.mu.Lock()
 	renewed := g.renewed
 	g.mu.Unlock()
+	return RenewalHeld(g.Describe(), renewed, g.clock, g.bound)
+}
+
+// RenewalHeld is LeaseGuard's decision, pure: nil while renewed — when
+// this process last sent a successful write of its own record of lease
+// (zero: never) — is younger than bound by c, else an error saying how
+// old it is. The simulator's operator replicas (scenarios/faults.Replica)
+// decide with it too, so a simulated replica stops a pass as the binary
+// does.
+func RenewalHeld(lease string, renewed time.Time, c clock.PassiveClock, bound time.Duration) error {
 	if renewed.IsZero() {
-		return fmt.Errorf("this replica has not acquired the leader-election Lease %s", g.Describe())
+		return fmt.Errorf("this replica has not acquired the leader-election Lease %s", lease)
 	}
-	if age := g.clock.Since(renewed); age >= g.bound {
-		return fmt.Errorf("this replica last renewed the leader-election Lease %s %s ago (longer than the renew deadline, %s): another replica may hold it", g.Describe(), age.Round(time.Millisecond), g.bound)
+	if age := c.Since(renewed); age >= bound {
+		return fmt.Errorf("this replica last renewed the leader-election Lease %s %s ago (longer than the renew deadline, %s): another replica may hold it", lease, age.Round(time.Millisecond), bound)
 	}
 	return nil
 }

@@ -100,3 +100,29 @@ func TestTheLeaseEventBroadcasterStopsWithTheManager(t *testing.T) {
 	defer g.events.mu.Unlock()
 	assert.Nil(t, g.events.broadcaster, "the broadcaster was shut down")
 }
+
+// RenewalHeld, the guard's decision on its own: the bound is exclusive,
+// a zero renewal was never made, and the error names the Lease and the
+// renewal's age.
+func TestRenewalHeld(t *testing.T) {
+	now := time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)
+	clk := clocktesting.NewFakePassiveClock(now)
+	for _, tc := range []struct {
+		name    string
+		renewed time.Time
+		want    string // "" = held
+	}{
+		{"never renewed", time.Time{}, "has not acquired the leader-election Lease ns/lease"},
+		{"just renewed", now, ""},
+		{"within the deadline", now.Add(-RenewDeadline + time.Millisecond), ""},
+		{"at the deadline", now.Add(-RenewDeadline), "ns/lease 10s ago (longer than the renew deadline, 10s)"},
+		{"paused 30 s", now.Add(-30 * time.Second), "30s ago"},
+	} {
+		err := RenewalHeld("ns/lease", tc.renewed, clk, RenewDeadline)
+		if tc.want == "" {
+			assert.NoError(t, err, tc.name)
+		} else {
+			assert.ErrorContains(t, err, tc.want, tc.name)
+		}
+	}
+}
