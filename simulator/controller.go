@@ -71,6 +71,7 @@ type Controller struct {
 	bucket   *rate.Limiter
 
 	crashed       bool
+	paused        bool
 	epoch         int
 	workerPending bool
 	busyUntil     time.Time
@@ -160,10 +161,37 @@ func (c *Controller) Crash() {
 	c.reset()
 }
 
+// Pause stops the controller's process without killing it (SIGSTOP, a
+// long GC or CPU-throttling stop): no reconcile starts until Resume. Watch
+// events and requeues that fall due meanwhile are queued — a stopped
+// process's socket buffers and overdue timers hold them — and are worked
+// off on Resume; the queue, the back-offs and the reconciler's memory are
+// kept. (A simulated reconcile runs at one instant, so a pause falls
+// between reconciles.)
+func (c *Controller) Pause() { c.paused = true }
+
+// Paused reports whether the controller is between Pause and Resume.
+func (c *Controller) Paused() bool { return c.paused }
+
+// Resume continues a paused controller: its queue is worked off from now,
+// in order, as the continued process's worker does.
+func (c *Controller) Resume() {
+	if !c.paused {
+		return
+	}
+	c.paused = false
+	if c.busyUntil.Before(c.s.now) {
+		c.busyUntil = c.s.now
+	}
+	c.kick()
+}
+
 // Restart cold-starts the controller: every existing object of each watched
-// kind is enqueued through its Map, like an informer's initial list.
+// kind is enqueued through its Map, like an informer's initial list. A
+// paused controller's process is replaced: the new one runs.
 func (c *Controller) Restart() {
 	c.crashed = false
+	c.paused = false
 	c.reset()
 	c.busyUntil = c.s.now
 	c.initialList()

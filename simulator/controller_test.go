@@ -156,6 +156,38 @@ func TestCrashAndRestart(t *testing.T) {
 	_ = ctx
 }
 
+// A paused controller runs no reconcile; what fell due meanwhile (a
+// requeue, a watch event) is kept and worked off on Resume, in due order,
+// with the queue it had: a paused process is not a dead one.
+func TestPauseHoldsReconcilesUntilResume(t *testing.T) {
+	s, c := newTestSim()
+	r := &recorder{s: s, answer: func(int, reconcile.Request) (reconcile.Result, error) {
+		return reconcile.Result{RequeueAfter: 10 * time.Second}, nil
+	}}
+	ctrl := s.AddController("test", r, Watch{Object: &widget{}})
+	mustCreate(t, c, newWidget("a"))
+	runFor(t, s, time.Second)
+	ctrl.Pause()
+	mustCreate(t, c, newWidget("b")) // seen, queued, not reconciled
+	runFor(t, s, 29*time.Second)     // a's requeue at 10 s falls due, held
+	wantCalls(t, r.calls, "t=0.000s a")
+	if !ctrl.Paused() || ctrl.Crashed() {
+		t.Fatalf("Paused() %v, Crashed() %v: want paused, not crashed", ctrl.Paused(), ctrl.Crashed())
+	}
+	ctrl.Resume()
+	runFor(t, s, time.Second)
+	wantCalls(t, r.calls, "t=0.000s a", "t=30.000s b", "t=30.000s a")
+	runFor(t, s, 10*time.Second) // requeues run again
+	wantCalls(t, r.calls, "t=0.000s a", "t=30.000s b", "t=30.000s a", "t=40.000s b", "t=40.000s a")
+
+	ctrl.Pause() // a restart (a new process) is not paused
+	ctrl.Crash()
+	ctrl.Restart()
+	if ctrl.Paused() {
+		t.Error("Paused() after Restart")
+	}
+}
+
 func TestCrashDuringReconcileFailsLaterCalls(t *testing.T) {
 	s, c := newTestSim()
 	var ctrl *Controller

@@ -95,6 +95,15 @@ type LeaderElector struct {
 	run int
 	// pollStart is when the renew loop's current poll began.
 	pollStart time.Time
+	// paused holds the loops' events that fall due between Pause and
+	// Resume (held, in due order).
+	paused bool
+	held   []heldEvent
+}
+
+type heldEvent struct {
+	what string
+	fn   func()
 }
 
 // NewLeaderElector mirrors leaderelection.NewLeaderElector: it refuses
@@ -169,6 +178,55 @@ func (le *LeaderElector) Cancel() {
 func (le *LeaderElector) Kill() {
 	le.running, le.leading = false, false
 	le.run++
+	le.paused, le.held = false, nil
+}
+
+// Pause stops the candidate's process without killing it (SIGSTOP, a long
+// GC or CPU-throttling stop): none of its loops runs until Resume — no
+// renewal, no acquisition, no renew deadline — and it still believes what
+// it believed: a leader still leads. Its clock does not stop: client-go's
+// timers (wait.UntilWithContext's period, PollUntilContextTimeout's retry
+// ticker and its context.WithTimeout deadline) are on the monotonic clock,
+// which runs on while the process is stopped, so they are all overdue on
+// Resume.
+func (le *LeaderElector) Pause() { le.paused = true }
+
+// Resume continues a paused candidate: the loop events that fell due
+// while it was paused run now, in due order, each as an event of its own
+// (scheduled after whatever else of the process was resumed first).
+// What the renew loop does then is client-go's: a leader whose renew poll
+// was waiting for its period starts a new poll now (tryAcquireOrRenew:
+// the lease it last observed has expired by its own clock, so it reads
+// the lease; held by another candidate, the attempt fails and the new
+// poll retries until its renew deadline, RenewDeadline from now — only
+// then does it stop leading); a poll whose deadline passed during the
+// pause ends without another attempt (renewRetry).
+func (le *LeaderElector) Resume() {
+	if !le.paused {
+		return
+	}
+	le.paused = false
+	held := le.held
+	le.held = nil
+	for _, h := range held {
+		le.s.Schedule(0, h.what, h.fn)
+	}
+}
+
+// after and at schedule an event of the elector's loops; one that falls
+// due while the candidate is paused is held until Resume.
+func (le *LeaderElector) after(d time.Duration, what string, fn func()) {
+	le.at(le.s.Now().Add(d), what, fn)
+}
+
+func (le *LeaderElector) at(t time.Time, what string, fn func()) {
+	le.s.scheduleAt(t, what, func() {
+		if le.paused {
+			le.held = append(le.held, heldEvent{what: what, fn: fn})
+			return
+		}
+		fn()
+	})
 }
 
 // acquire mirrors LeaderElector.acquire: tryAcquireOrRenew now and then
@@ -182,7 +240,7 @@ func (le *LeaderElector) acquire(run int) {
 	le.maybeReportTransition()
 	if !ok {
 		wait := le.cfg.RetryPeriod + time.Duration(le.s.Rand().Float64()*LeaderElectionJitterFactor*float64(le.cfg.RetryPeriod))
-		le.s.Schedule(wait, "leader election of "+le.cfg.Identity, func() { le.acquire(run) })
+		le.after(wait, "leader election of "+le.cfg.Identity, func() { le.acquire(run) })
 		return
 	}
 	le.leading = true
@@ -208,7 +266,7 @@ func (le *LeaderElector) renew(run int) {
 	le.maybeReportTransition()
 	name := "lease renewal of " + le.cfg.Identity
 	if ok {
-		le.s.Schedule(le.cfg.RetryPeriod, name, func() {
+		le.after(le.cfg.RetryPeriod, name, func() {
 			le.pollStart = le.s.Now()
 			le.renew(run)
 		})
@@ -216,14 +274,30 @@ func (le *LeaderElector) renew(run int) {
 	}
 	deadline := le.pollStart.Add(le.cfg.RenewDeadline)
 	if next := le.s.Now().Add(le.cfg.RetryPeriod); next.Before(deadline) {
-		le.s.Schedule(le.cfg.RetryPeriod, name, func() { le.renew(run) })
+		le.after(le.cfg.RetryPeriod, name, func() { le.renewRetry(run) })
 		return
 	}
-	le.s.scheduleAt(deadline, "renew deadline of "+le.cfg.Identity, func() {
+	le.at(deadline, "renew deadline of "+le.cfg.Identity, func() {
 		if le.run == run {
 			le.stop()
 		}
 	})
+}
+
+// renewRetry is a poll's next attempt. Scheduled before the poll's
+// deadline, it runs after it only when the candidate was paused across
+// the deadline: then the poll's context has timed out and
+// wait.loopConditionUntilContext returns ctx.Err() before calling the
+// condition again — leading ends without another attempt.
+func (le *LeaderElector) renewRetry(run int) {
+	if le.run != run {
+		return
+	}
+	if !le.s.Now().Before(le.pollStart.Add(le.cfg.RenewDeadline)) {
+		le.stop()
+		return
+	}
+	le.renew(run)
 }
 
 // stop ends Run: the deferred release (ReleaseOnCancel) and

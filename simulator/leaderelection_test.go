@@ -232,6 +232,74 @@ func TestLeaderElectorNeverTwoLeaders(t *testing.T) {
 	}
 }
 
+// A leader paused (SIGSTOP) past the lease keeps believing it leads: the
+// standby takes the lease while it is stopped, and on resume the paused
+// leader learns it lost only by a failed renew poll — it leads on until
+// that poll's renew deadline, RenewDeadline after the resume (client-go's
+// renew), although the standby has led for longer already. The rig's
+// two-leaders check does not count the paused leader: this is the window
+// the operator's lease guard closes. A pause shorter than the lease is survived: the resumed leader
+// renews at once.
+func TestLeaderElectorPausedLeaderLeadsUntilItsNextRenewFails(t *testing.T) {
+	r := newElectionRig(t, 5)
+	var lostAt time.Duration
+	a := r.candidate("a", true, func() { lostAt = r.s.Elapsed() })
+	b := r.candidate("b", false, nil)
+	a.Run()
+	b.Run()
+	r.at(11*time.Second, "pause a", func() { a.Pause(); r.leading["a"] = false }) // renewed last at 10 s
+	r.runTo(40 * time.Second)
+	if got := r.started["b"]; len(got) != 1 || got[0] < 25*time.Second || got[0] >= 35*time.Second {
+		t.Fatalf("b started leading at %v, want once in [25s, 35s)", got)
+	}
+	if !a.Leading() || lostAt != 0 {
+		t.Fatalf("paused a: Leading() %v, stopped at %s; want still leading", a.Leading(), lostAt)
+	}
+	r.at(41*time.Second, "resume a", a.Resume)
+	r.runTo(50 * time.Second)
+	if !a.Leading() || a.GetLeader() != "b" {
+		t.Fatalf("at 50 s a leads %v and observes %q; want leading (its poll's deadline is 51 s), observing b", a.Leading(), a.GetLeader())
+	}
+	r.runTo(60 * time.Second)
+	if a.Leading() || lostAt != 51*time.Second {
+		t.Fatalf("a stopped leading at %s (Leading() %v); want at 51s, RenewDeadline after the resume", lostAt, a.Leading())
+	}
+	if l := r.lease(); ptr.Deref(l.Spec.HolderIdentity, "") != "b" {
+		t.Fatalf("lease holder %q: want b (a's release must not touch another's lease)", ptr.Deref(l.Spec.HolderIdentity, ""))
+	}
+
+	short := newElectionRig(t, 5)
+	c, d := short.candidate("c", false, nil), short.candidate("d", false, nil)
+	c.Run()
+	d.Run()
+	short.at(11*time.Second, "pause c", c.Pause)
+	short.at(21*time.Second, "resume c", c.Resume) // 10 s: less than the lease
+	short.runTo(60 * time.Second)
+	if len(short.started["d"]) != 0 || len(short.stopped["c"]) != 0 || !c.Leading() {
+		t.Fatalf("d led at %v, c stopped at %v: want c leading throughout", short.started["d"], short.stopped["c"])
+	}
+}
+
+// A leader paused in the middle of a failing renew poll, across the
+// poll's deadline, ends leading on resume without another attempt: the
+// poll's context timed out while it was stopped
+// (wait.loopConditionUntilContext checks ctx.Err() first).
+func TestLeaderElectorPausedAcrossItsRenewDeadlineStopsOnResume(t *testing.T) {
+	r := newElectionRig(t, 6)
+	a := r.candidate("a", false, nil)
+	a.Run()
+	r.at(11*time.Second, "cut a", func() { r.cut["a"] = true }) // the poll of 12 s fails
+	r.at(13*time.Second, "pause a", a.Pause)                    // its retry at 14 s is held
+	r.at(30*time.Second, "resume a", func() { r.cut["a"] = false; a.Resume() })
+	r.runTo(40 * time.Second)
+	if got := r.stopped["a"]; len(got) != 1 || got[0] != 30*time.Second {
+		t.Fatalf("a stopped leading at %v, want once at 30s (the resume)", got)
+	}
+	if l := r.lease(); !l.Spec.RenewTime.Time.Equal(DefaultStart.Add(10 * time.Second)) {
+		t.Fatalf("lease renewed last at %s, want 10s: no attempt after the deadline", l.Spec.RenewTime.Sub(DefaultStart))
+	}
+}
+
 func TestNewLeaderElectorRefusesWhatClientGoRefuses(t *testing.T) {
 	s := New(Options{})
 	c := s.Client()

@@ -38,7 +38,7 @@ func (c *Controller) add(req reconcile.Request) {
 
 // kick schedules the worker unless it is already scheduled.
 func (c *Controller) kick() {
-	if c.workerPending || c.crashed || len(c.queue) == 0 {
+	if c.workerPending || c.crashed || c.paused || len(c.queue) == 0 {
 		return
 	}
 	c.workerPending = true
@@ -58,7 +58,7 @@ func (c *Controller) kick() {
 // timers due at the same virtual instant interleave fairly.
 func (c *Controller) work() {
 	c.workerPending = false
-	if c.crashed || len(c.queue) == 0 {
+	if c.crashed || c.paused || len(c.queue) == 0 {
 		return
 	}
 	req := c.queue[0]
