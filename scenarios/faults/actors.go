@@ -22,6 +22,8 @@ func (in *Injector) fireTimed(f Fault) {
 		in.cacheFault(f)
 	case LeaseLost:
 		in.leaseLost(f)
+	case Pause:
+		in.pause(f)
 	case KCMLag:
 		in.kcmLag(f)
 	default:

@@ -23,6 +23,9 @@ import (
 type Cache struct {
 	sim *simulator.Sim
 	inf *informers
+	// held are the cache's timers (a sync retry) that fell due while its
+	// process was paused
+	held []func()
 }
 
 // NewCache returns the informers of operator process name, listing the
@@ -62,14 +65,38 @@ func (c *Cache) Sync(ctx context.Context) error { return c.inf.reset(ctx) }
 // down and allowed to run), as the manager waits for its caches to sync.
 func (c *Cache) Start(ctx context.Context, ctl *simulator.Controller, what string, again func() bool) {
 	if err := c.Sync(ctx); err != nil {
-		c.sim.Schedule(time.Second, "cache sync of "+what, func() {
+		var retry func()
+		retry = func() {
+			if c.inf.paused {
+				c.held = append(c.held, retry)
+				return
+			}
 			if again() {
 				c.Start(ctx, ctl, what, again)
 			}
-		})
+		}
+		c.sim.Schedule(time.Second, "cache sync of "+what, retry)
 		return
 	}
 	ctl.Restart()
+}
+
+// Pause stops the cache with its process (SIGSTOP): the watch events that
+// commit meanwhile wait, reads see the cache as it was, relists and sync
+// retries wait too.
+func (c *Cache) Pause() { c.inf.pause() }
+
+// Resume continues it: pending events are applied and delivered, a relist
+// that fell due runs, each in a scheduled event of its own (the process's
+// reconciles may run first, on the cache as it was), and a sync retry
+// that fell due runs.
+func (c *Cache) Resume(ctx context.Context) {
+	c.inf.resume(ctx)
+	held := c.held
+	c.held = nil
+	for _, fn := range held {
+		c.sim.Schedule(0, "overdue cache sync", fn)
+	}
 }
 
 // Reader returns cl reading the informers' kinds from the cache (such

@@ -7,7 +7,7 @@
 //
 // Faults hit the operator at the two boundaries the design names — the API
 // (conflicts, 5xx, timeouts, ambiguous writes, stale and dropped watches)
-// and the process (crash and cold restart, a lost lease) — and the cluster
+// and the process (crash and cold restart, a lost lease, a pause) — and the cluster
 // around it (pods that are slow, never ready, crash or cannot pull; a lost
 // node; a scaled or edited Deployment; the ApplicationUpgrade changed or
 // deleted).
@@ -34,6 +34,7 @@ const (
 	Drop        Kind = "drop"
 	Crash       Kind = "crash"
 	LeaseLost   Kind = "lease-lost"
+	Pause       Kind = "pause"
 	KCMLag      Kind = "kcm-lag"
 	Slow        Kind = "slow"
 	NeverReady  Kind = "never-ready"
@@ -123,7 +124,12 @@ var Catalog = []Spec{
 	{Kind: LeaseLost, Trigger: AtTime, Params: []Param{{"for", "20s", "how long the leader's network stalls"}},
 		Doc: "two replicas with leader election (a Lease in the store: 15 s duration, 10 s renew deadline, 2 s retry); the leader's " +
 			"API calls all time out for a while; past the renew deadline it steps down and exits, the other replica takes over after the lease expires",
-		RealWorld: "a network partition between the leader and the API server, a long GC or CPU-throttling pause (C10)"},
+		RealWorld: "a network partition between the leader and the API server (C10); not a process pause: see pause"},
+	{Kind: Pause, Trigger: AtTime, Params: []Param{{"for", "30s", "how long the leader's process is stopped"}},
+		Doc: "two replicas with leader election, as lease-lost; the leader's process is stopped: no reconcile, no lease renewal, no timer of it runs for a while, " +
+			"then it continues with its memory as it was — its elector still believes it leads until its next renewal fails, up to the renew deadline after the resume; " +
+			"the operator checks its last renewal before writing (manager.LeaseGuard), so a resumed leader whose lease passed to the standby writes nothing",
+		RealWorld: "a long GC or CPU-throttling stop, SIGSTOP, a VM or container freeze (C10 on the local control plane)"},
 	{Kind: KCMLag, Trigger: AtTime, Params: []Param{window, {"lag", "3s", "how late the Deployment and ReplicaSet controllers see events"}},
 		Doc:       "kube-controller-manager's Deployment and ReplicaSet controllers see events late: status lags spec",
 		RealWorld: "an overloaded kube-controller-manager; the generation ahead of observedGeneration (C03)"},

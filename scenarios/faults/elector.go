@@ -24,6 +24,9 @@ func (in *Injector) startElection() {
 	r1 := *in.base
 	r1.ForgetProcessState() // another process: none of replica 0's memory
 	r1.Client = newOpClient(p1)
+	if in.guarded {
+		r1.LeaseHeld = p1.LeaseHeld
+	}
 	p1.Ctl = in.sim.AddController("applicationupgrade-1", &r1, simrun.OperatorWatches(in.sim)...)
 	p1.Ctl.Crash() // standing by until it holds the lease
 	if p1.cache != nil {
@@ -105,4 +108,25 @@ func (in *Injector) leaseLost(f Fault) {
 	d := f.Dur("for")
 	p.stallUntil = in.sim.Now().Add(d)
 	in.record(f, d, fmt.Sprintf("%s's network stalls for %s: every API call it makes times out", p.Identity(), d))
+}
+
+// pause stops the leader's process for the fault's duration
+// (Replica.PauseFor): nothing of it runs, and it resumes with its memory
+// as it was.
+func (in *Injector) pause(f Fault) {
+	p := in.target()
+	d := f.Dur("for")
+	id := p.Identity()
+	if !p.PauseFor(d) {
+		in.record(f, 0, fmt.Sprintf("%s is down or already paused", p.Name))
+		return
+	}
+	in.record(f, d, fmt.Sprintf("%s's process is stopped for %s: no reconcile, no lease renewal, no timer of it runs; it resumes with its memory as it was", id, d))
+	incarnation := p.Incarnation
+	in.sim.Schedule(d, "resumed "+p.Name, func() {
+		if p.Incarnation == incarnation && p.Alive {
+			in.note(fmt.Sprintf("%s resumes; it last renewed the lease %s ago", id, in.sim.Now().Sub(p.renewed).Round(time.Millisecond)))
+			in.marker(p.Name + " resumes")
+		}
+	})
 }

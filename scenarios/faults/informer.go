@@ -51,6 +51,9 @@ type informers struct {
 	ctl     *simulator.Controller // nil until the operator runs: events are then only applied
 	kinds   map[schema.GroupVersionKind]*informer
 	indexes map[schema.GroupVersionKind]map[string]client.IndexerFunc
+	// paused: the process is stopped; events wait in pending, relists
+	// until resume.
+	paused bool
 }
 
 type informer struct {
@@ -63,6 +66,8 @@ type informer struct {
 	events  int
 	drop    bool
 	pumping bool
+	// relistDue: a relist fell due while the process was paused.
+	relistDue bool
 }
 
 func newInformers(sim *simulator.Sim, lister client.Client) (*informers, error) {
@@ -120,7 +125,7 @@ func (inf *informers) observe(ev simulator.WatchEvent) {
 	if i == nil || i.drop {
 		return
 	}
-	if len(i.pending) == 0 && i.lag == 0 && i.events == 0 {
+	if len(i.pending) == 0 && i.lag == 0 && i.events == 0 && !inf.paused {
 		i.apply(ev)
 		inf.deliverLater(ev)
 		return
@@ -153,7 +158,7 @@ func (inf *informers) pumpLater(i *informer, after time.Duration) {
 // pump applies and delivers every pending event that is due: committed at
 // least lag ago and followed by at least events later ones.
 func (inf *informers) pump(i *informer) {
-	for len(i.pending) > 0 {
+	for len(i.pending) > 0 && !inf.paused {
 		ev := i.pending[0]
 		if len(i.pending)-1 < i.events {
 			return // wait for more events (or the end of the window)
@@ -201,6 +206,10 @@ func (inf *informers) setDrop(ctx context.Context, kind string, drop bool) {
 // then the copy is replaced by the store's content and the differences
 // are delivered as events.
 func (inf *informers) relist(ctx context.Context, i *informer) {
+	if inf.paused {
+		i.relistDue = true
+		return
+	}
 	for _, ev := range i.pending {
 		i.apply(ev)
 		inf.deliverLater(ev)
@@ -250,12 +259,33 @@ func (inf *informers) retryRelist(ctx context.Context, i *informer) {
 	})
 }
 
+// pause stops the informers with their process: the watch events that
+// commit meanwhile wait (a stopped process's socket buffers hold them),
+// its reads see the cache as it was.
+func (inf *informers) pause() { inf.paused = true }
+
+// resume continues them: each informer works off its pending events in
+// scheduled events of its own (the process's reconciles may run first,
+// on the cache as it was), and relists if a relist fell due meanwhile.
+func (inf *informers) resume(ctx context.Context) {
+	inf.paused = false
+	for _, i := range inf.matching("all") {
+		if i.relistDue {
+			i.relistDue = false
+			inf.sim.Schedule(0, "informer "+i.name+" relists", func() { inf.relist(ctx, i) })
+			continue
+		}
+		inf.pumpLater(i, 0)
+	}
+}
+
 // reset is a cold start: every informer lists the store afresh; lags and
 // drops in force stay in force. An error means a list failed: the caches
 // have not synced and the controller must not start yet.
 func (inf *informers) reset(ctx context.Context) error {
+	inf.paused = false // a new process
 	for _, i := range inf.matching("all") {
-		i.pending = nil
+		i.pending, i.relistDue = nil, false
 		i.objs = map[types.NamespacedName]client.Object{}
 		list := i.list()
 		if err := inf.lister.List(ctx, list); err != nil {

@@ -73,6 +73,17 @@ type Write struct {
 	Image      string
 }
 
+// WriteCall is a write the operator attempted (any kind, status patches
+// included, whether it then failed or not), attributed to the process
+// incarnation that made it.
+type WriteCall struct {
+	At       time.Duration
+	Identity string // the process incarnation: operator-0_1
+	Verb     string
+	Kind     string
+	Object   string // namespace/name, then /subresource if any
+}
+
 // Injector applies a Schedule to one simulated run; it implements
 // simrun.Injector. Use one per run.
 type Injector struct {
@@ -93,7 +104,12 @@ type Injector struct {
 	auxClient map[string]*process // the lease and informer clients
 	cacheMode bool
 	leaseMode bool
-	elected   bool
+	// guarded: in lease mode each replica's reconciler checks its own
+	// renewal (Replica.LeaseHeld), as the manager wires LeaseGuard; off
+	// when the reconciler under test brings a LeaseHeld of its own (a
+	// mutant).
+	guarded bool
+	elected bool
 	// zombieLeaders (tests only) keeps a replica running after it lost
 	// its lease, to prove the one-writer check can fail.
 	zombieLeaders bool
@@ -112,6 +128,7 @@ type Injector struct {
 	fired       []Fired
 	writes      map[string]int
 	writeLog    []Write
+	writeCalls  []WriteCall
 	inWrite     *pendingWrite
 	errs        []string
 
@@ -137,7 +154,7 @@ func NewInjector(sched Schedule, objs []client.Object, transcript io.Writer) *In
 		switch f.Kind {
 		case Stale, Drop: // IsCacheFault
 			in.cacheMode = true
-		case LeaseLost:
+		case LeaseLost, Pause:
 			in.leaseMode = true
 		}
 		if f.Call > 0 {
@@ -176,6 +193,10 @@ func (in *Injector) Start(op *simulator.Controller) {
 		p0.cache.Attach(op)
 	}
 	if in.leaseMode {
+		if in.base.LeaseHeld == nil {
+			in.guarded = true
+			in.base.LeaseHeld = p0.LeaseHeld // in.base is replica 0's reconciler
+		}
 		in.startElection()
 	}
 	for _, f := range in.sched.Faults {
@@ -228,6 +249,14 @@ func (in *Injector) limitScale() int { return max(1, in.components/2) }
 // call-triggered faults and fails calls in open windows. Other clients'
 // calls pass, except a stalled replica's lease and informer calls.
 func (in *Injector) intercept(req simulator.APIRequest) error {
+	if p := in.byClient[req.Client]; p == nil {
+		p = in.auxClient[req.Client]
+		if p != nil && p.Paused {
+			in.violate("model error: %s made an API call (%s %s) while its process was paused", req.Client, req.Verb, req.GVK.Kind)
+		}
+	} else if p.Paused {
+		in.violate("model error: %s made an API call (%s %s) while its process was paused", req.Client, req.Verb, req.GVK.Kind)
+	}
 	if p := in.auxClient[req.Client]; p != nil {
 		if p.stalled() {
 			return timeoutErr()
@@ -242,6 +271,13 @@ func (in *Injector) intercept(req simulator.APIRequest) error {
 		return nil
 	}
 	in.calls++
+	if isWrite(req.Verb) {
+		obj := req.Namespace + "/" + req.Name
+		if req.Subresource != "" {
+			obj += "/" + req.Subresource
+		}
+		in.writeCalls = append(in.writeCalls, WriteCall{At: in.sim.Elapsed(), Identity: p.Identity(), Verb: req.Verb, Kind: req.GVK.Kind, Object: obj})
+	}
 	if in.sim.Now().Equal(in.lastCall) {
 		in.callsAtOnce++
 	} else {

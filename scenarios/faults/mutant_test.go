@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -144,4 +145,36 @@ func TestShrinkerReducesAFaultOnlyBug(t *testing.T) {
 	assert.True(t, fails(res.Schedule), "the shrunk schedule replays the failure")
 	product := faults.Run(ctx, faults.RunConfig{Schedule: res.Schedule})
 	assert.False(t, product.Failed(), "the product passes it: %s", strings.Join(product.Violations, "; "))
+}
+
+// TestNoLeaseGuardMutantCaughtByAPausedLeader: under the schedule the
+// product passes (TestPausedLeaderWritesNothingAfterTheStandbyTookOver:
+// the leader paused 30 s mid-upgrade, a standby present), a reconciler
+// without the lease guard — LeaseHeld always nil, the operator before
+// manager.LeaseGuard — writes on resume while the standby holds the
+// lease: the one-writer check of the verdict catches it, and the write
+// attribution names the resumed incarnation.
+func TestNoLeaseGuardMutantCaughtByAPausedLeader(t *testing.T) {
+	fs, err := faults.ParseFaults("pause@8s:for=30s")
+	require.NoError(t, err)
+	s := faults.Schedule{Seed: 2, Scenario: "demo", Faults: fs}
+	product := faults.Run(context.Background(), faults.RunConfig{Schedule: s})
+	require.False(t, product.Failed(), "the product passes: %v", product.Violations)
+
+	o := faults.Run(context.Background(), faults.RunConfig{Schedule: s, Reconciler: mutants.NoLeaseGuard.Policy.Customize})
+	require.True(t, o.Failed(), "the mutant is not caught")
+	assert.True(t, slices.ContainsFunc(o.Violations, func(v string) bool {
+		return strings.HasPrefix(v, "two writers: operator-0_1 wrote") && strings.Contains(v, "while the lease is held by operator-1_1")
+	}), "%v", o.Violations)
+	var resumed time.Duration
+	for _, f := range o.Fired {
+		if f.Note == "operator-0 resumes" {
+			resumed = f.Start
+		}
+	}
+	require.Positive(t, resumed)
+	assert.True(t, slices.ContainsFunc(o.WriteCalls, func(w faults.WriteCall) bool {
+		return w.Identity == "operator-0_1" && w.At >= resumed && w.At < resumed+10*time.Second
+	}), "a write by the resumed leader within its renew deadline: %+v", o.WriteCalls)
+	t.Logf("caught: %s", o.Violations[0])
 }

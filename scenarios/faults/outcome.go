@@ -47,6 +47,8 @@ type Outcome struct {
 	Violations []string
 	Fired      []Fired
 	Writes     []Write
+	// WriteCalls are every write the operator's processes attempted.
+	WriteCalls []WriteCall
 	// Calls counts the operator's API calls from the upgrades' creation.
 	Calls int
 	// Start is when the upgrades were created: the origin of fault times.
@@ -99,7 +101,7 @@ func Run(ctx context.Context, cfg RunConfig) *Outcome {
 	// claims and duplicate writes, not the event log alone
 	res, err := simrun.Run(ctx, simrun.Config{Objects: objs, Seed: cfg.Schedule.Seed, Limit: limit,
 		EventLog: cfg.EventLog, Transcript: cfg.Transcript, Reconciler: reconciler, Faults: in, RecordCalls: true})
-	o.Result, o.Fired, o.Writes, o.Calls = res, in.fired, in.writeLog, in.calls
+	o.Result, o.Fired, o.Writes, o.WriteCalls, o.Calls = res, in.fired, in.writeLog, in.writeCalls, in.calls
 	if in.started {
 		o.Start = in.t0.Sub(simulator.DefaultStart)
 	}

@@ -51,6 +51,20 @@ func (p *process) start(ctx context.Context) {
 	})
 }
 
+// pause stops the process's informers with it (Replica.Pause).
+func (p *process) pause() {
+	if p.cache != nil {
+		p.cache.Pause()
+	}
+}
+
+// resume continues them (Replica.Resume).
+func (p *process) resume() {
+	if p.cache != nil {
+		p.cache.Resume(p.in.ctx)
+	}
+}
+
 // opClient is the operator's client: p.reader, which reads from the
 // process's informers when it has them (Cache.Reader), else from the
 // API; writes go to the API under the process's name. Successful
@@ -130,9 +144,11 @@ func (in *Injector) newProcess(ctx context.Context, n int) (*process, error) {
 			}
 			return nil
 		},
-		Start: func() { p.start(in.ctx) },
-		Led:   func() { in.startedLeading(p) },
-		Lost:  func() bool { return in.stoppedLeading(p) },
+		Start:  func() { p.start(in.ctx) },
+		Led:    func() { in.startedLeading(p) },
+		Lost:   func() bool { return in.stoppedLeading(p) },
+		Pause:  p.pause,
+		Resume: p.resume,
 	})
 	p.writer = in.sim.ClientFor(p.Name)
 	p.reader = p.writer

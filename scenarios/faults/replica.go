@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/operator/manager"
@@ -46,11 +48,16 @@ type Replica struct {
 	Incarnation int
 	// Alive is false from Kill to Restart.
 	Alive bool
+	// Paused is true from Pause to Resume (the process stopped, not dead).
+	Paused bool
 
 	sim     *simulator.Sim
 	hooks   ReplicaHooks
 	lease   client.Client
 	elector *simulator.LeaderElector // under election: this incarnation's
+	// renewed is when this incarnation last sent a successful write of its
+	// own Lease record (LeaseGuard's memory, operator/manager); zero: never.
+	renewed time.Time
 }
 
 // ReplicaHooks connect a Replica to its runner. Every field may be nil.
@@ -67,6 +74,10 @@ type ReplicaHooks struct {
 	// exits; false keeps the process running without its lease and
 	// without a restart (a test's zombie, to prove a one-writer check).
 	Lost func() bool
+	// Pause and Resume are told when the process stops and continues
+	// (after its controller and elector stopped, before they continue),
+	// for the runner's parts of the process (its informers).
+	Pause, Resume func()
 }
 
 // NewReplica returns replica name's first incarnation, alive.
@@ -82,6 +93,28 @@ func (r *Replica) Identity() string { return fmt.Sprintf("%s_%d", r.Name, r.Inca
 // Leading reports whether the replica leads now (its controller may run).
 func (r *Replica) Leading() bool { return r.elector != nil && r.elector.Leading() }
 
+// LeaseHeld is the reconciler's LeaseHeld of this replica, as the
+// manager wires it to its LeaseGuard: nil while this incarnation's last
+// successful renewal of the Lease is younger than the renew deadline
+// (manager.RenewalHeld, the guard's own decision, on the simulator's
+// clock), else why not.
+func (r *Replica) LeaseHeld() error {
+	return manager.RenewalHeld(LeaseKey.String(), r.renewed, r.sim.Clock(), manager.RenewDeadline)
+}
+
+// markRenewal is LeaseGuard.mark: a successful write of this
+// incarnation's own record (not a release, not another holder's), sent
+// at sent.
+func (r *Replica) markRenewal(sent time.Time, obj client.Object, err error) {
+	l, ok := obj.(*coordinationv1.Lease)
+	if err != nil || !ok || ptr.Deref(l.Spec.HolderIdentity, "") != r.Identity() {
+		return
+	}
+	if sent.After(r.renewed) {
+		r.renewed = sent
+	}
+}
+
 // Elect runs the current incarnation as a candidate; from then on the
 // replica is under leader election, its restarts included.
 func (r *Replica) Elect() error {
@@ -93,6 +126,7 @@ func (r *Replica) Elect() error {
 		return fmt.Errorf("leader election of %s: %w", r.Name, err)
 	}
 	r.elector = le
+	r.renewed = time.Time{} // a new process: no renewal of its own yet
 	le.Run()
 	return nil
 }
@@ -125,11 +159,71 @@ func (r *Replica) start() {
 	r.Ctl.Restart()
 }
 
+// Pause stops the process without killing it (SIGSTOP, a long GC or
+// CPU-throttling stop): nothing of it runs — no reconcile, no lease
+// renewal, no timer — until Resume, and it keeps all it had in memory:
+// its elector still believes it leads, its reconciler's state and its
+// work queue are as they were. False: the process is down or already
+// paused.
+func (r *Replica) Pause() bool {
+	if !r.Alive || r.Paused {
+		return false
+	}
+	r.Paused = true
+	if r.elector != nil {
+		r.elector.Pause()
+	}
+	r.Ctl.Pause()
+	if r.hooks.Pause != nil {
+		r.hooks.Pause()
+	}
+	return true
+}
+
+// Resume continues a paused process (SIGCONT). What fell due while it was
+// stopped runs now: first its controller's queue (a reconcile may start
+// before its informers apply the watch events buffered meanwhile and
+// before the elector's overdue renewal — the goroutines of a continued
+// process race, and this is the order that tests the lease guard), then
+// the runner's parts (hooks.Resume), then the elector's overdue loops (simulator.LeaderElector.Resume: a leader
+// whose lease was taken meanwhile finds out at that renewal and leads on
+// until its renew deadline, as client-go's elector does).
+func (r *Replica) Resume() {
+	if !r.Paused {
+		return
+	}
+	r.Paused = false
+	r.Ctl.Resume()
+	if r.hooks.Resume != nil {
+		r.hooks.Resume()
+	}
+	if r.elector != nil {
+		r.elector.Resume()
+	}
+}
+
+// PauseFor pauses the process now and resumes it d later, unless it was
+// killed meanwhile (a new incarnation is a new, running process).
+func (r *Replica) PauseFor(d time.Duration) bool {
+	if !r.Pause() {
+		return false
+	}
+	incarnation := r.Incarnation
+	r.sim.Schedule(d, "resume "+r.Name, func() {
+		if r.Incarnation == incarnation && r.Alive {
+			r.Resume()
+		}
+	})
+	return true
+}
+
 // Kill is the death of the process (SIGKILL, OOM, leader election lost):
 // its controller and its elector stop at once; a lease it held stays held
-// until the other candidates see it expire.
+// until the other candidates see it expire. A paused process can be
+// killed.
 func (r *Replica) Kill() {
 	r.Alive = false
+	r.Paused = false
 	if r.elector != nil {
 		r.elector.Kill()
 	}
@@ -188,16 +282,24 @@ func (c leaseClient) Get(ctx context.Context, key client.ObjectKey, obj client.O
 	return c.Client.Get(ctx, key, obj, opts...)
 }
 
+// Create and Update are the lock's writes, through the replica's lease
+// guard (markRenewal), as the manager's lock goes through LeaseGuard.
 func (c leaseClient) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
 	if err := c.stalled(); err != nil {
 		return err
 	}
-	return c.Client.Create(ctx, obj, opts...)
+	sent := c.r.sim.Now()
+	err := c.Client.Create(ctx, obj, opts...)
+	c.r.markRenewal(sent, obj, err)
+	return err
 }
 
 func (c leaseClient) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
 	if err := c.stalled(); err != nil {
 		return err
 	}
-	return c.Client.Update(ctx, obj, opts...)
+	sent := c.r.sim.Now()
+	err := c.Client.Update(ctx, obj, opts...)
+	c.r.markRenewal(sent, obj, err)
+	return err
 }

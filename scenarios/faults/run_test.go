@@ -6,11 +6,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/lunadas/upgrade-operator/operator/controller"
 	"github.com/lunadas/upgrade-operator/scenarios/sim/simrun"
+	"github.com/lunadas/upgrade-operator/simulator"
 )
 
 func run(t *testing.T, seed int64, scenario, spec string) (*Outcome, string, string) {
@@ -109,6 +112,56 @@ func TestLeaseLostHandsOver(t *testing.T) {
 	assert.NotContains(t, tr2, "acquired the lease", "a stall shorter than the renew deadline keeps the leader")
 }
 
+// C10, the process pause: the leader is stopped (SIGSTOP) for 30 s, past
+// its 15 s lease, mid-upgrade; the standby takes the lease while it is
+// stopped. On resume its elector still believes it leads until its renew
+// poll's deadline, 10 s later (client-go), and its controller reconciles
+// at once — but its lease guard (manager.RenewalHeld over its last own
+// renewal) stops every pass: no write attempt by the resumed incarnation
+// after the standby took over, no ordering violation, and the upgrade
+// completes under the new leader. With informers too (a drop turns the
+// cache model on; a paused process's informers stop with it, and the
+// resumed reconcile reads the cache as it was).
+func TestPausedLeaderWritesNothingAfterTheStandbyTookOver(t *testing.T) {
+	for _, spec := range []string{"pause@8s:for=30s", "drop@0s:for=1s,pause@8s:for=30s"} {
+		o, tr, _ := run(t, 2, "demo", spec)
+		requireOK(t, o, tr)
+		assert.Equal(t, ExpectCompleted, o.ExpectedState(), spec)
+		for k, rep := range o.Result.Reports {
+			assert.Empty(t, rep.Violations, "%s: ordering of %s", spec, k)
+		}
+		marks := map[string]time.Duration{}
+		var paused time.Duration
+		for _, f := range o.Fired {
+			if f.Fault.Kind == Pause {
+				paused = f.Start
+			}
+			if _, seen := marks[f.Note]; f.Fault.Kind == "" && !seen {
+				marks[f.Note] = f.Start
+			}
+		}
+		took, resumed, lost := marks["operator-1 leads"], marks["operator-0 resumes"], marks["operator-0 lost the lease"]
+		require.True(t, paused > 0 && paused < took && took < resumed && resumed < lost, "%s: paused %s, standby leads %s, resumed %s, lost %s\n%s", spec, paused, took, resumed, lost, tr)
+		assert.Equal(t, resumed+simulator.DefaultRenewDeadline, lost, "%s: the resumed leader leads on until its renew poll's deadline", spec)
+		assert.Contains(t, tr, "operator-0_1 resumes; it last renewed the lease")
+		var zombie, standby int
+		for _, w := range o.WriteCalls {
+			switch {
+			case w.Identity == "operator-0_1" && w.At >= paused:
+				zombie++
+				t.Errorf("%s: the paused leader wrote at %s (paused at %s, standby leads from %s): %+v", spec, w.At, paused, took, w)
+			case w.Identity == "operator-1_1":
+				standby++
+			}
+		}
+		assert.Zero(t, zombie, spec)
+		assert.Positive(t, standby, "%s: the standby carried on", spec)
+		for _, w := range o.Writes {
+			assert.False(t, w.Process == "operator-0" && w.At >= paused, "%s: image write by the paused leader: %+v", spec, w)
+		}
+	}
+}
+
 func TestImageFaultsDemandFailed(t *testing.T) {
 	for spec, reason := range map[string]string{
 		"bad-image":              "WorkerRolloutFailed",
@@ -165,7 +218,8 @@ func TestEveryScenarioCompletesUndisturbed(t *testing.T) {
 }
 
 // TestOneWriterCheckCatchesAZombieLeader: a replica that keeps working
-// after losing its lease is caught writing without it.
+// after losing its lease is caught writing without it (its lease guard
+// off: the guard alone would stop it writing).
 func TestOneWriterCheckCatchesAZombieLeader(t *testing.T) {
 	objs, err := demo()
 	require.NoError(t, err)
@@ -175,7 +229,8 @@ func TestOneWriterCheckCatchesAZombieLeader(t *testing.T) {
 	objs = Prepare(objs, s.Faults)
 	in := NewInjector(s, objs, nil)
 	in.zombieLeaders = true
-	_, err = simrun.Run(context.Background(), simrun.Config{Objects: objs, Seed: s.Seed, Limit: DefaultLimit, Faults: in})
+	unguarded := func(r *controller.ApplicationUpgradeReconciler) { r.LeaseHeld = func() error { return nil } }
+	_, err = simrun.Run(context.Background(), simrun.Config{Objects: objs, Seed: s.Seed, Limit: DefaultLimit, Faults: in, Reconciler: unguarded})
 	require.NoError(t, err)
 	require.NotEmpty(t, in.errs)
 	assert.Contains(t, in.errs[0], "two writers: operator-0_1 wrote")

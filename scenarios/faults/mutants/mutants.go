@@ -39,9 +39,14 @@ var All = []Mutant{CountersOnly, NoObservedGeneration, IgnoreTerminatingPods, Tw
 // mask; the checks must pass on them.
 var Equivalents = []Mutant{ProductWithoutObservedGeneration}
 
-// ByName returns the mutant (of All or Equivalents) named name.
+// FaultOnly are mutants that only a fault schedule shows, not C01–C04:
+// scenarios/faults runs each under the schedule that catches it
+// (TestNoLeaseGuardMutantCaughtByAPausedLeader).
+var FaultOnly = []Mutant{NoLeaseGuard}
+
+// ByName returns the mutant (of All, Equivalents or FaultOnly) named name.
 func ByName(name string) (Mutant, bool) {
-	for _, m := range append(append([]Mutant(nil), All...), Equivalents...) {
+	for _, m := range append(append(append([]Mutant(nil), All...), Equivalents...), FaultOnly...) {
 		if m.Name() == name {
 			return m, true
 		}
@@ -232,4 +237,16 @@ func earlyCompleted(g appupgrade.Graph) appupgrade.Plan {
 		p.Phase, p.Reason, p.Message = v1beta1.PhaseCompleted, appupgrade.ReasonCompleted, "Upgrade completed (early: mutant)"
 	}
 	return p
+}
+
+// NoLeaseGuard trusts the leader elector alone, as the operator did
+// before manager.LeaseGuard: its LeaseHeld always answers nil, so a
+// leader paused past its lease writes on resume until client-go's elector
+// notices the loss at its next renew attempt, up to a renew deadline
+// later (C10 on the local control plane). Only the fault pause shows it.
+var NoLeaseGuard = Mutant{
+	Policy: cluster.Policy{Name: "no-lease-guard", Customize: func(r *controller.ApplicationUpgradeReconciler) {
+		r.LeaseHeld = func() error { return nil }
+	}},
+	Description: "no lease guard: the reconciler writes whenever its elector believes it leads, however old its last renewal of the Lease",
 }

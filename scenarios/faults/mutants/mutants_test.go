@@ -38,7 +38,7 @@ func TestTwoStepsClaimsTheWorkerRolledRightAfterWritingIt(t *testing.T) {
 }
 
 func TestMutantsAreNamedAndFound(t *testing.T) {
-	for _, m := range append(append([]Mutant(nil), All...), Equivalents...) {
+	for _, m := range append(append(append([]Mutant(nil), All...), Equivalents...), FaultOnly...) {
 		got, ok := ByName(m.Name())
 		assert.True(t, ok, m.Name())
 		assert.Equal(t, m.Description, got.Description)
