@@ -10,7 +10,8 @@ import (
 )
 
 // weights is how often Generate draws each kind: the API, cache and
-// process faults most, the faults that demand Failed least.
+// process faults most, the faults that demand Failed least. A kind of
+// shares is drawn in half the draws of the weighted kind it names.
 var weights = []struct {
 	kind Kind
 	w    int
@@ -21,6 +22,11 @@ var weights = []struct {
 	{NodeLost, 2}, {Scale, 3}, {Edit, 3}, {Respec, 2}, {Delete, 2},
 	{GitopsRevert, 1}, {WebhookDown, 2},
 }
+
+// shares: Pause takes half of LeaseLost's draws (the leader's network
+// stalled or its process stopped), from a stream of its own
+// (GenerateFor), so the rest of every seed's schedule stays as it was.
+var shares = []struct{ kind, of Kind }{{Pause, LeaseLost}}
 
 // Window is the virtual time after the upgrades' creation in which
 // Generate places timed faults: about the demo's upgrade.
@@ -48,6 +54,11 @@ func GenerateFor(seed int64, scenarios []string, objs []client.Object) Schedule 
 	for _, w := range weights {
 		total += w.w
 	}
+	// stops decides between a kind and the one sharing its draws
+	// (shares), from a stream of its own: the two draw their parameters
+	// alike, so the other faults of a seed's schedule are the same either
+	// way.
+	stops := rand.New(rand.NewSource(seed*1_000_033 + 0x9a05e))
 	used := map[string]bool{}
 	for len(s.Faults) < n {
 		pick := rng.Intn(total)
@@ -58,6 +69,11 @@ func GenerateFor(seed int64, scenarios []string, objs []client.Object) Schedule 
 				break
 			}
 			pick -= w.w
+		}
+		for _, sh := range shares {
+			if k == sh.of && stops.Intn(2) == 0 {
+				k = sh.kind
+			}
 		}
 		f := draw(rng, k, names, graph)
 		if aimsAtComponent(f) && (len(names) == 0 || RefuseTargets(objs, []Fault{f}) != nil) {
@@ -149,7 +165,7 @@ func draw(rng *rand.Rand, k Kind, names []string, graph bool) Fault {
 		f.Args["kind"] = []string{"all", "upgrades", "deployments", "replicasets", "pods"}[rng.Intn(5)]
 	case Crash:
 		f.Args["down"] = ms(100*time.Millisecond, 15*time.Second)
-	case LeaseLost:
+	case LeaseLost, Pause:
 		f.Args["for"] = secs(3, 40)
 	case WebhookDown:
 		f.Args["for"] = secs(5, 40)

@@ -89,7 +89,10 @@ func TestCatalogIsDocumented(t *testing.T) {
 	for _, w := range weights {
 		assert.True(t, seen[w.kind], "weight for unknown %s", w.kind)
 	}
-	assert.Len(t, weights, len(Catalog), "every fault is drawn by Generate")
+	for _, sh := range shares {
+		assert.True(t, seen[sh.kind] && seen[sh.of], "shares %s of %s", sh.kind, sh.of)
+	}
+	assert.Len(t, weights, len(Catalog)-len(shares), "every fault is drawn by Generate")
 }
 
 func TestGenerateIsDeterministicAndCoversTheCatalog(t *testing.T) {
