@@ -50,3 +50,28 @@ Feature: A frozen leader loses its lease to the standby replica
     And the API is neither written nor claimed while an old worker pod exists
     And the frozen leader exited once it ran again and was restarted within 90 seconds
     And every write the replicas' records attribute came from the replica holding the lease
+
+  @sim-only @C10
+  Scenario: C10 the leader process is paused past its lease and resumes while the standby rolls out (simulator)
+    The simulator models the pause itself (the fault pause: the leader runs
+    nothing — no reconcile, no renewal, no timer — then resumes with its
+    memory as it was, its elector leading on until its renew poll's
+    deadline, 10 s after the resume, as client-go's does); its replicas
+    check their last renewal before writing with the guard's own decision
+    (manager.RenewalHeld). Without that check the resumed leader writes
+    while the standby holds the lease (the mutant no-lease-guard,
+    scenarios/faults).
+
+    Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 5s and terminating in 20s
+    And an API Deployment with 2 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 5s
+    And the Deployments are rolled out
+    And a second operator replica is on standby under leader election
+    When the upgrade "upgrade-v2" is applied
+    And the phase becomes "WaitingForWorkers" within 1 minute
+    And the leader's process is paused for 30 seconds
+    Then the phase becomes "Completed" within 10 minutes
+    And the standby replica took over and wrote
+    And each Deployment image was written once
+    And the API is neither written nor claimed while an old worker pod exists
+    And the frozen leader exited once it ran again and was restarted within 90 seconds
+    And every write the replicas' records attribute came from the replica holding the lease

@@ -68,6 +68,7 @@ func TestSimRefusesWhatTheFeaturesCannotInjectInOneLine(t *testing.T) {
 		"webhook-down@1h":       "",
 		"bad-image:dep=api":     "changes the manifests before a make simulate run",
 		"lease-lost@0s":         "add a standby replica first",
+		"pause@0s":              "add a standby replica first",
 		"unavailable@1:n=2":     "",
 		"crash@1:p=10":          "",
 		"kcm-lag@0s:lag=1s":     "",

@@ -82,3 +82,31 @@ func (s *Sim) stallLeader(f faults.Fault) {
 		s.restoreDelivery(i)
 	})
 }
+
+// injectPause is pause: f.At from now the leader's process is stopped for
+// the fault's window (faults.Replica.PauseFor: no reconcile, no renewal,
+// no timer of it runs; it resumes with its memory as it was).
+func (s *Sim) injectPause(f faults.Fault) error {
+	if !s.elected {
+		return refuse(BackendSim, f, "it stops the leader of two replicas: add a standby replica first (a second operator replica is on standby under leader election)")
+	}
+	s.at(f, func() { s.pauseLeader(f) })
+	return nil
+}
+
+func (s *Sim) pauseLeader(f faults.Fault) {
+	d := f.Dur("for")
+	i, err := s.leading()
+	if err != nil {
+		s.faults.Record(f, 0, err.Error())
+		return
+	}
+	r := s.replicas[i]
+	id := r.Identity()
+	if !r.PauseFor(d) {
+		s.faults.Record(f, 0, fmt.Sprintf("operator replica %d is down or already paused", i))
+		return
+	}
+	s.stalled = i
+	s.faults.Record(f, d, fmt.Sprintf("operator replica %d (%s) stopped for %s: no reconcile, no lease renewal, no timer of it runs; it resumes with its memory as it was", i, id, d))
+}

@@ -45,6 +45,8 @@ func (r *Real) injectOwn(ctx context.Context, f faults.Fault) error {
 			return r.freezeLeader(ctx, f)
 		}
 		return refuse(BackendReal, f, "the in-process manager is one replica; two run under leader election only out of process (-real.operator=process, tag @process)")
+	case faults.Pause:
+		return refuse(BackendReal, f, "on a real cluster lease-lost is already the leader process's SIGSTOP (out of process, @process): use the step \"the leader's network stalls for N seconds\"")
 	case faults.KCMLag:
 		return refuse(BackendReal, f, "the watches of the real kube-controller-manager cannot be delayed from outside")
 	case faults.Stale, faults.Drop:

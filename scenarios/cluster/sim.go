@@ -31,7 +31,8 @@ type Sim struct {
 	// (faults.LiveActors) in virtual time
 	actors *faults.LiveActors
 	// tenures are the replicas' acquisitions of the Lease, in time;
-	// stalled is the replica lease-lost stalled (-1: none).
+	// stalled is the replica lease-lost stalled or pause stopped (-1:
+	// none).
 	tenures []tenure
 	stalled int
 	// informers: the replicas read through caches (sim_informers.go),
@@ -72,13 +73,29 @@ func NewSim(ctx context.Context, opts Options) (*Sim, error) {
 }
 
 // hooks instruments operator process replica (see instrument); its reads
-// go through its informer cache once it has one (cacheSwitch).
+// go through its informer cache once it has one (cacheSwitch), and its
+// reconciler gets the lease guard's check, as the manager's does under
+// leader election (LeaseHeld: the replica's last own renewal,
+// faults.Replica.LeaseHeld); a policy that sets LeaseHeld (a mutant)
+// keeps its own.
 func (s *Sim) hooks(replica int) (func(*controller.ApplicationUpgradeReconciler), func(reconcile.Reconciler) reconcile.Reconciler) {
 	customize, wrap := instrument(s.opts.Policy, s.rec, s.faults, replica)
 	return func(r *controller.ApplicationUpgradeReconciler) {
 		r.Client = cacheSwitch{Client: r.Client, s: s, replica: replica}
 		customize(r)
+		if r.LeaseHeld == nil {
+			r.LeaseHeld = func() error { return s.leaseHeld(replica) }
+		}
 	}, wrap
+}
+
+// leaseHeld is replica's LeaseHeld: nil until a standby runs (no leader
+// election: the manager wires no guard), then the replica's lease guard.
+func (s *Sim) leaseHeld(replica int) error {
+	if !s.elected {
+		return nil
+	}
+	return s.replicas[replica].LeaseHeld()
 }
 
 // Backend implements Cluster.

@@ -30,6 +30,8 @@ func (s *Sim) injectOwn(ctx context.Context, f faults.Fault) error {
 			return refuse(BackendSim, f, "it stalls the leader of two replicas: add a standby replica first (a second operator replica is on standby under leader election)")
 		}
 		s.at(f, func() { s.stallLeader(f) })
+	case faults.Pause:
+		return s.injectPause(f)
 	case faults.KCMLag:
 		s.at(f, func() { s.kcmLag(f) })
 	case faults.Stale, faults.Drop:

@@ -2,8 +2,12 @@ package app
 
 import (
 	"flag"
+	"io"
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/lunadas/upgrade-operator/scenarios/faults/mutants"
 )
@@ -81,4 +85,35 @@ func TestInformerFaultMutants(t *testing.T) {
 	WriteMutantTable(os.Stdout, "sim", results)
 	judgeMutants(t, results)
 	checkLogAloneJudge(t, base, results)
+}
+
+// TestNoLeaseGuardMutantCaughtByThePausedLeader: the C10 scenario whose
+// leader is paused past its lease (@sim-only, the fault pause) passes the
+// product (TestFeatures) and catches the reconciler without the lease
+// guard: once resumed, its leader writes while the standby holds the
+// Lease, and the replicas' write attribution names it. The scenarios
+// whose leader's network stalls do not: a stalled leader's clock runs on
+// and it steps down on time — the gap the pause fault closes.
+func TestNoLeaseGuardMutantCaughtByThePausedLeader(t *testing.T) {
+	m := mutants.NoLeaseGuard
+	// not RunMutants: these scenarios are C10's, not the @mutants ones
+	_, outcomes := Run(Config{Backend: SimBackend{}, Seed: *seed, Context: t.Context(), Tags: "@C10",
+		Policy: m.Policy, ExpectFailures: true, Output: io.Discard})
+	WriteMutantTable(os.Stdout, "sim", []MutantResult{{Mutant: m, Outcomes: outcomes}})
+	var paused, stalled int
+	for _, o := range outcomes {
+		switch {
+		case strings.Contains(o.Scenario, "is paused past its lease"):
+			paused++
+			assert.False(t, o.Passed, "%s: the mutant passed", o.Scenario)
+			assert.Equal(t, "step", o.Stage, "%s: %s", o.Scenario, o.Err)
+			assert.Contains(t, o.Step, "came from the replica holding the lease", o.Scenario)
+			assert.Contains(t, o.Err, "replica 0 wrote", o.Scenario)
+		default:
+			stalled++
+			assert.True(t, o.Passed, "%s: a stalled leader steps down on time, guard or not: %s", o.Scenario, o.Err)
+		}
+	}
+	assert.Equal(t, 1, paused, "the paused-leader scenario ran")
+	assert.Positive(t, stalled)
 }

@@ -200,6 +200,8 @@ func (s *scenario) registerFaults(sc *godog.ScenarioContext) {
 	sc.Step(`^the operator restarts$`, func(ctx context.Context) error { return s.inject(ctx, "crash@0s") })
 	sc.Step(`^the leader's network stalls for (\d+) seconds$`,
 		func(ctx context.Context, n int) error { return s.inject(ctx, fmt.Sprintf("lease-lost@0s:for=%ds", n)) })
+	sc.Step(`^the leader's process is paused for (\d+) seconds$`,
+		func(ctx context.Context, n int) error { return s.inject(ctx, fmt.Sprintf("pause@0s:for=%ds", n)) })
 }
 
 func (s *scenario) registerActions(sc *godog.ScenarioContext) {
