@@ -36,8 +36,14 @@ func requireOK(t *testing.T, o *Outcome, transcript string) {
 // TestSeededSchedulesReplayByteForByte: the schedule of a seed, run twice,
 // gives the same transcript (fault lines included) and event log.
 func TestSeededSchedulesReplayByteForByte(t *testing.T) {
-	for _, seed := range []int64{4, 6, 12, 23, 26} { // lease, crashes, kcm lag, stale, drop + scale
+	// stale, slow + respec + webhook, crash + pause, kcm lag + delete,
+	// crash + gitops + drop, lease-lost
+	kinds := map[Kind]bool{}
+	for _, seed := range []int64{4, 6, 12, 23, 26, 31} {
 		s := Generate(seed, ScenarioNames())
+		for _, f := range s.Faults {
+			kinds[f.Kind] = true
+		}
 		var tr1, ev1, tr2, ev2 bytes.Buffer
 		o1 := Run(context.Background(), RunConfig{Schedule: s, Transcript: &tr1, EventLog: &ev1})
 		Run(context.Background(), RunConfig{Schedule: s, Transcript: &tr2, EventLog: &ev2})
@@ -47,6 +53,7 @@ func TestSeededSchedulesReplayByteForByte(t *testing.T) {
 		assert.Equal(t, ev1.String(), ev2.String(), "seed %d event log", seed)
 		assert.Contains(t, tr1.String(), "fault ", "seed %d: the transcript shows the faults", seed)
 	}
+	assert.True(t, kinds[Pause] && kinds[LeaseLost], "the seeds replay both leader faults: %v", kinds)
 }
 
 // C08: every write of the operator conflicts for the first 5 attempts.
