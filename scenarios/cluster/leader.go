@@ -19,6 +19,16 @@ func (s *Sim) newReplica(i int, ctl *simulator.Controller) *faults.Replica {
 		Stalled: func() error { return s.faults.Stalled(i) },
 		Led:     func() { s.tenures = append(s.tenures, tenure{replica: i, from: s.env.Sim.Elapsed()}) },
 		Start:   func() { s.startReplica(s.ctx, i) },
+		Pause: func() { // its informers stop with it (pause)
+			if c := s.cacheOf(i); c != nil {
+				c.Pause()
+			}
+		},
+		Resume: func() {
+			if c := s.cacheOf(i); c != nil {
+				c.Resume(s.ctx)
+			}
+		},
 	})
 	r.Ctl = ctl
 	return r
