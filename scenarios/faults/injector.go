@@ -249,12 +249,7 @@ func (in *Injector) limitScale() int { return max(1, in.components/2) }
 // call-triggered faults and fails calls in open windows. Other clients'
 // calls pass, except a stalled replica's lease and informer calls.
 func (in *Injector) intercept(req simulator.APIRequest) error {
-	if p := in.byClient[req.Client]; p == nil {
-		p = in.auxClient[req.Client]
-		if p != nil && p.Paused {
-			in.violate("model error: %s made an API call (%s %s) while its process was paused", req.Client, req.Verb, req.GVK.Kind)
-		}
-	} else if p.Paused {
+	if p := in.processOf(req.Client); p != nil && p.Paused {
 		in.violate("model error: %s made an API call (%s %s) while its process was paused", req.Client, req.Verb, req.GVK.Kind)
 	}
 	if p := in.auxClient[req.Client]; p != nil {
@@ -321,6 +316,15 @@ func (in *Injector) intercept(req simulator.APIRequest) error {
 		return err
 	}
 	return nil
+}
+
+// processOf is the operator process a client belongs to (its
+// reconciler's, lease or informer client), nil for any other.
+func (in *Injector) processOf(client string) *process {
+	if p := in.byClient[client]; p != nil {
+		return p
+	}
+	return in.auxClient[client]
 }
 
 func isWrite(verb string) bool {

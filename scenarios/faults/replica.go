@@ -74,9 +74,10 @@ type ReplicaHooks struct {
 	// exits; false keeps the process running without its lease and
 	// without a restart (a test's zombie, to prove a one-writer check).
 	Lost func() bool
-	// Pause and Resume are told when the process stops and continues
-	// (after its controller and elector stopped, before they continue),
-	// for the runner's parts of the process (its informers).
+	// Pause and Resume are told when the process stops (after its
+	// controller and elector stopped) and continues (after its controller,
+	// before its elector), for the runner's parts of the process (its
+	// informers).
 	Pause, Resume func()
 }
 
@@ -185,9 +186,10 @@ func (r *Replica) Pause() bool {
 // before its informers apply the watch events buffered meanwhile and
 // before the elector's overdue renewal — the goroutines of a continued
 // process race, and this is the order that tests the lease guard), then
-// the runner's parts (hooks.Resume), then the elector's overdue loops (simulator.LeaderElector.Resume: a leader
-// whose lease was taken meanwhile finds out at that renewal and leads on
-// until its renew deadline, as client-go's elector does).
+// the runner's parts (hooks.Resume), then the elector's overdue loops
+// (simulator.LeaderElector.Resume: a leader whose lease was taken
+// meanwhile finds out at that renewal and leads on until its renew
+// deadline, as client-go's elector does).
 func (r *Replica) Resume() {
 	if !r.Paused {
 		return
