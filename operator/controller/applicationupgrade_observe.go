@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
@@ -131,7 +130,7 @@ func fieldPath(u *v1beta1.ApplicationUpgrade, c v1beta1.Component) string {
 // every pod and ReplicaSet on every reconcile; the simulator checks that
 // nothing changes them (simulator.CheckSharedReads).
 func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Deployment) (rollout.Verdict, error) {
-	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	sel, err := labelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
 		return rollout.Verdict{State: rollout.Failed, Reason: "InvalidSelector",
 			Message: fmt.Sprintf("deployment %s/%s has an invalid selector: %v", d.Namespace, d.Name, err)}, nil
