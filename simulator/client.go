@@ -202,8 +202,26 @@ func fillList(list client.ObjectList, gvk schema.GroupVersionKind, objs []client
 		}
 	}
 	list.SetResourceVersion(strconv.FormatUint(rv, 10))
-	list.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind + "List"})
+	if tm, ok := list.GetObjectKind().(*metav1.TypeMeta); ok {
+		// what SetGroupVersionKind sets, its strings made once per kind
+		tm.APIVersion, tm.Kind = listTypeMeta(gvk)
+	} else {
+		list.GetObjectKind().SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	}
 	return nil
+}
+
+// listTypeMetas holds, per item kind, its list's apiVersion and kind.
+var listTypeMetas sync.Map // schema.GroupVersionKind → [2]string
+
+func listTypeMeta(item schema.GroupVersionKind) (string, string) {
+	if tm, ok := listTypeMetas.Load(item); ok {
+		s := tm.([2]string)
+		return s[0], s[1]
+	}
+	apiVersion, kind := item.GroupVersion().WithKind(item.Kind + "List").ToAPIVersionAndKind()
+	listTypeMetas.Store(item, [2]string{apiVersion, kind})
+	return apiVersion, kind
 }
 
 // listItems is, per typed list type, the index of its Items field and the

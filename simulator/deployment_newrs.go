@@ -112,7 +112,7 @@ func (dc *deploymentController) createReplicaSet(ctx context.Context, d *appsv1.
 	if gerr := dc.c.Get(ctx, client.ObjectKeyFromObject(rs), cur); gerr != nil {
 		return nil, false, gerr
 	}
-	if ref := metav1.GetControllerOf(cur); ref != nil && ref.UID == d.UID && equalIgnoreHash(&d.Spec.Template, &cur.Spec.Template) {
+	if ref := metav1.GetControllerOfNoCopy(cur); ref != nil && ref.UID == d.UID && equalIgnoreHash(&d.Spec.Template, &cur.Spec.Template) {
 		return cur, true, nil
 	}
 	d.Status.CollisionCount = ptr.To(ptr.Deref(d.Status.CollisionCount, 0) + 1)
