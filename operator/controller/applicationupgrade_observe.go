@@ -135,12 +135,15 @@ func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Dep
 		return rollout.Verdict{State: rollout.Failed, Reason: "InvalidSelector",
 			Message: fmt.Sprintf("deployment %s/%s has an invalid selector: %v", d.Namespace, d.Name, err)}, nil
 	}
+	// client.InNamespace, client.MatchingLabelsSelector and
+	// client.UnsafeDisableDeepCopy as one option, built once for both lists.
+	listOpts := &client.ListOptions{Namespace: d.Namespace, LabelSelector: sel, UnsafeDisableDeepCopy: &unsafeDisableDeepCopy}
 	var rss appsv1.ReplicaSetList
-	if err := r.Client.List(ctx, &rss, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.Client.List(ctx, &rss, listOpts); err != nil {
 		return rollout.Verdict{}, fmt.Errorf("list replicasets of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	var pods corev1.PodList
-	if err := r.Client.List(ctx, &pods, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.Client.List(ctx, &pods, listOpts); err != nil {
 		return rollout.Verdict{}, fmt.Errorf("list pods of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	slices.SortFunc(pods.Items, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
@@ -152,6 +155,9 @@ func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Dep
 	opts.Now = r.now()
 	return assess(d, rss.Items, pods.Items, opts), nil
 }
+
+// unsafeDisableDeepCopy is the value of client.UnsafeDisableDeepCopy.
+var unsafeDisableDeepCopy = true // read only: its address is in list options
 
 // claimedBy returns namespace/name of the oldest unfinished
 // ApplicationUpgrade, older than u, that references one of u's workloads
