@@ -27,8 +27,9 @@ all: build
 ##@ Generate
 
 .PHONY: generate
-generate: $(CONTROLLER_GEN) ## Deepcopy code from the API types' markers.
+generate: $(CONTROLLER_GEN) ## Deepcopy code from the API types' markers; the simulator's apply schema from client-go's.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths="./operator/api/..."
+	$(GO) run ./simulator/internal/applyschema/gen
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## CRDs, RBAC and webhook configurations under deploy/ from markers.
@@ -44,7 +45,7 @@ manifests: $(CONTROLLER_GEN) ## CRDs, RBAC and webhook configurations under depl
 
 .PHONY: verify-generated
 verify-generated: generate manifests ## Fails when generated files differ from the committed ones.
-	@git diff --exit-code -- operator deploy || { echo "generated files are stale: run 'make generate manifests' and commit"; exit 1; }
+	@git diff --exit-code -- operator deploy simulator/applyschema.yaml || { echo "generated files are stale: run 'make generate manifests' and commit"; exit 1; }
 
 $(CONTROLLER_GEN):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)

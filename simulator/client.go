@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strconv"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -174,28 +176,103 @@ func deepCopyInto(dst, src client.Object) bool {
 // objs, or with deepCopy false the objects themselves (a typed list then
 // holds shallow copies).
 func fillList(list client.ObjectList, gvk schema.GroupVersionKind, objs []client.Object, rv uint64, deepCopy bool) error {
-	items := make([]runtime.Object, len(objs))
-	for i, o := range objs {
-		items[i] = o
-		if deepCopy {
-			items[i] = o.DeepCopyObject()
-		}
-	}
 	if ul, ok := list.(*unstructured.UnstructuredList); ok {
 		ul.Items = ul.Items[:0]
-		for _, it := range items {
+		for _, o := range objs {
+			it := runtime.Object(o)
+			if deepCopy {
+				it = o.DeepCopyObject()
+			}
 			m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(it)
 			if err != nil {
 				return fmt.Errorf("convert %s list item: %w", gvk.Kind, err)
 			}
 			ul.Items = append(ul.Items, unstructured.Unstructured{Object: m})
 		}
-	} else if err := meta.SetList(list, items); err != nil {
-		return fmt.Errorf("fill %s list: %w", gvk.Kind, err)
+	} else if !setItems(list, objs, deepCopy) {
+		items := make([]runtime.Object, len(objs))
+		for i, o := range objs {
+			items[i] = o
+			if deepCopy {
+				items[i] = o.DeepCopyObject()
+			}
+		}
+		if err := meta.SetList(list, items); err != nil {
+			return fmt.Errorf("fill %s list: %w", gvk.Kind, err)
+		}
 	}
-	list.SetResourceVersion(fmt.Sprintf("%d", rv))
-	list.GetObjectKind().SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	list.SetResourceVersion(strconv.FormatUint(rv, 10))
+	if tm, ok := list.GetObjectKind().(*metav1.TypeMeta); ok {
+		// what SetGroupVersionKind sets, its strings made once per kind
+		tm.APIVersion, tm.Kind = listTypeMeta(gvk)
+	} else {
+		list.GetObjectKind().SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	}
 	return nil
+}
+
+// listTypeMetas holds, per item kind, its list's apiVersion and kind.
+var listTypeMetas sync.Map // schema.GroupVersionKind → [2]string
+
+func listTypeMeta(item schema.GroupVersionKind) (string, string) {
+	if tm, ok := listTypeMetas.Load(item); ok {
+		s := tm.([2]string)
+		return s[0], s[1]
+	}
+	apiVersion, kind := item.GroupVersion().WithKind(item.Kind + "List").ToAPIVersionAndKind()
+	listTypeMetas.Store(item, [2]string{apiVersion, kind})
+	return apiVersion, kind
+}
+
+// listItems is, per typed list type, the index of its Items field and the
+// struct type of an item (listItems[t] is nil when t has no such field).
+var listItems sync.Map // reflect.Type → *itemsField
+
+type itemsField struct {
+	index int
+	elem  reflect.Type
+}
+
+// setItems sets a typed list's Items to the objects (deep copies when
+// deepCopy; else shallow copies of their structs, as controller-runtime's
+// cache reader fills a list with UnsafeDisableDeepCopy): what
+// meta.SetList does, without looking the field up and checking each item
+// by reflection every time. It returns false, setting nothing, for a list
+// it does not handle (no Items slice of structs, an object of another
+// type), which meta.SetList then fills.
+func setItems(list client.ObjectList, objs []client.Object, deepCopy bool) bool {
+	lv := reflect.ValueOf(list)
+	if lv.Kind() != reflect.Pointer || lv.IsNil() || lv.Elem().Kind() != reflect.Struct {
+		return false
+	}
+	lt := lv.Elem().Type()
+	var f *itemsField
+	if c, ok := listItems.Load(lt); ok {
+		f = c.(*itemsField)
+	} else {
+		if sf, ok := lt.FieldByName("Items"); ok && len(sf.Index) == 1 && sf.Type.Kind() == reflect.Slice && sf.Type.Elem().Kind() == reflect.Struct {
+			f = &itemsField{index: sf.Index[0], elem: sf.Type.Elem()}
+		}
+		listItems.Store(lt, f)
+	}
+	if f == nil {
+		return false
+	}
+	ptrType := reflect.PointerTo(f.elem)
+	for _, o := range objs {
+		if reflect.TypeOf(o) != ptrType {
+			return false
+		}
+	}
+	items := reflect.MakeSlice(reflect.SliceOf(f.elem), len(objs), len(objs))
+	for i, o := range objs {
+		if deepCopy {
+			o = o.DeepCopyObject().(client.Object)
+		}
+		items.Index(i).Set(reflect.ValueOf(o).Elem())
+	}
+	lv.Elem().Field(f.index).Set(items)
+	return true
 }
 
 // typed returns obj as a typed object of kind gvk (converting

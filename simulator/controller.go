@@ -83,6 +83,8 @@ type Controller struct {
 	// writes counts the API writes of the reconcile running now.
 	writes   int
 	delivery func(WatchEvent) (time.Duration, bool)
+	// watchWhat names a watch event's delivery to this controller in the event heap.
+	watchWhat string
 }
 
 // AddController registers a reconciler fed by the given watches and starts
@@ -90,7 +92,7 @@ type Controller struct {
 // is enqueued through its Map (an informer's initial list). It panics if a
 // watched kind is not in the scheme.
 func (s *Sim) AddController(name string, r reconcile.Reconciler, watches ...Watch) *Controller {
-	c := &Controller{s: s, name: name, r: r}
+	c := &Controller{s: s, name: name, r: r, watchWhat: "watch event to " + name}
 	for _, w := range watches {
 		gvk, err := s.store.gvkFor(w.Object)
 		if err != nil {
@@ -293,7 +295,7 @@ func (c *Controller) deliver(w boundWatch, ev WatchEvent) {
 		delay = d
 	}
 	epoch := c.epoch
-	c.s.Schedule(delay, "watch event to "+c.name, func() {
+	c.s.Schedule(delay, c.watchWhat, func() {
 		if c.crashed || c.epoch != epoch {
 			return
 		}

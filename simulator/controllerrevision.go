@@ -134,7 +134,7 @@ func ownedRevisions(ctx context.Context, c client.Reader, owner client.Object) (
 	}
 	var out []*appsv1.ControllerRevision
 	for i := range list.Items {
-		if ref := metav1.GetControllerOf(&list.Items[i]); ref != nil && ref.UID == owner.GetUID() {
+		if ref := metav1.GetControllerOfNoCopy(&list.Items[i]); ref != nil && ref.UID == owner.GetUID() {
 			out = append(out, &list.Items[i])
 		}
 	}

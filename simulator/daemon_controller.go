@@ -124,7 +124,7 @@ func (dsc *daemonSetsController) getNodesToDaemonPods(ctx context.Context, ds *a
 	out := map[string][]*corev1.Pod{}
 	for i := range list.Items {
 		p := &list.Items[i]
-		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != ds.UID {
+		if ref := metav1.GetControllerOfNoCopy(p); ref == nil || ref.UID != ds.UID {
 			continue
 		}
 		if !includeDeletedTerminal && isPodTerminal(p) && p.DeletionTimestamp != nil {

@@ -87,7 +87,7 @@ func (dc *deploymentController) replicaSetsFor(ctx context.Context, d *appsv1.De
 	}
 	var out []*appsv1.ReplicaSet
 	for _, rs := range list {
-		if ref := metav1.GetControllerOf(rs); ref != nil && ref.UID == d.UID {
+		if ref := metav1.GetControllerOfNoCopy(rs); ref != nil && ref.UID == d.UID {
 			out = append(out, rs)
 		}
 	}
@@ -107,7 +107,7 @@ func (dc *deploymentController) podsByReplicaSet(ctx context.Context, d *appsv1.
 		m[rs.UID] = nil
 	}
 	for _, p := range pods {
-		ref := metav1.GetControllerOf(p)
+		ref := metav1.GetControllerOfNoCopy(p)
 		if ref == nil {
 			continue
 		}
@@ -121,7 +121,7 @@ func (dc *deploymentController) podsByReplicaSet(ctx context.Context, d *appsv1.
 // mapDeletedPod wakes a Recreate Deployment when one of its pods is gone
 // (deletePod): pod → its ReplicaSet → its Deployment.
 func (dc *deploymentController) mapDeletedPod(_ context.Context, obj client.Object) []reconcile.Request {
-	ref := metav1.GetControllerOf(obj)
+	ref := metav1.GetControllerOfNoCopy(obj)
 	if ref == nil || ref.Kind != "ReplicaSet" {
 		return nil
 	}
@@ -129,7 +129,7 @@ func (dc *deploymentController) mapDeletedPod(_ context.Context, obj client.Obje
 	if rs == nil || rs.UID != ref.UID {
 		return nil
 	}
-	dref := metav1.GetControllerOf(rs)
+	dref := metav1.GetControllerOfNoCopy(rs)
 	if dref == nil || dref.Kind != "Deployment" {
 		return nil
 	}

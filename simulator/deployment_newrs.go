@@ -3,6 +3,7 @@ package simulator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -49,9 +50,21 @@ func (dc *deploymentController) getNewReplicaSet(ctx context.Context, d *appsv1.
 }
 
 func (dc *deploymentController) syncExistingNewReplicaSet(ctx context.Context, d *appsv1.Deployment, existing *appsv1.ReplicaSet, newRevision string) (*appsv1.ReplicaSet, error) {
-	rs := existing.DeepCopy()
+	// Upstream deep-copies the ReplicaSet (rsCopy) before setting its
+	// annotations. The model sets them on a shallow copy with a copy of the
+	// annotations (all setNewReplicaSetAnnotations changes for an existing
+	// one) and deep-copies only to write; otherwise the shallow copy shares
+	// metadata, spec and status with the listed ReplicaSet, read only as the
+	// list is (a write into it would be caught by CheckSharedReads), and the
+	// callers copy before they scale it (scaleReplicaSet).
+	rs := new(appsv1.ReplicaSet)
+	*rs = *existing
+	rs.Annotations = maps.Clone(existing.Annotations)
 	annotationsChanged := setNewReplicaSetAnnotations(d, rs, newRevision, true)
 	if annotationsChanged || rs.Spec.MinReadySeconds != d.Spec.MinReadySeconds {
+		annotations := rs.Annotations
+		rs = existing.DeepCopy()
+		rs.Annotations = annotations
 		rs.Spec.MinReadySeconds = d.Spec.MinReadySeconds
 		if err := dc.c.Update(ctx, rs); err != nil {
 			return nil, fmt.Errorf("update new replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
@@ -112,7 +125,7 @@ func (dc *deploymentController) createReplicaSet(ctx context.Context, d *appsv1.
 	if gerr := dc.c.Get(ctx, client.ObjectKeyFromObject(rs), cur); gerr != nil {
 		return nil, false, gerr
 	}
-	if ref := metav1.GetControllerOf(cur); ref != nil && ref.UID == d.UID && equalIgnoreHash(&d.Spec.Template, &cur.Spec.Template) {
+	if ref := metav1.GetControllerOfNoCopy(cur); ref != nil && ref.UID == d.UID && equalIgnoreHash(&d.Spec.Template, &cur.Spec.Template) {
 		return cur, true, nil
 	}
 	d.Status.CollisionCount = ptr.To(ptr.Deref(d.Status.CollisionCount, 0) + 1)

@@ -117,7 +117,7 @@ func (s *Sim) InstallKubeControllers(opts KubeOptions) {
 // resolveControllerRef; handler.EnqueueRequestForOwner with OnlyControllerOwner).
 func MapToControllerOwner(kind string) func(_ context.Context, obj client.Object) []reconcile.Request {
 	return func(_ context.Context, obj client.Object) []reconcile.Request {
-		ref := metav1.GetControllerOf(obj)
+		ref := metav1.GetControllerOfNoCopy(obj)
 		if ref == nil || ref.Kind != kind {
 			return nil
 		}

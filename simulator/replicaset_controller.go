@@ -81,7 +81,7 @@ func (rsc *replicaSetController) ownedPods(ctx context.Context, rs *appsv1.Repli
 		return nil, nil, fmt.Errorf("list pods of replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
 	}
 	for _, p := range pods {
-		if ref := metav1.GetControllerOf(p); ref == nil || ref.UID != rs.UID {
+		if ref := metav1.GetControllerOfNoCopy(p); ref == nil || ref.UID != rs.UID {
 			continue
 		}
 		switch {

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -22,10 +21,12 @@ func timeDuration(seconds int32) time.Duration { return time.Duration(seconds) *
 // with the feature gate off); a failed create/delete sets ReplicaFailure.
 func (rsc *replicaSetController) calculateStatus(rs *appsv1.ReplicaSet, active, terminating []*corev1.Pod, manageErr error, now time.Time) appsv1.ReplicaSetStatus {
 	st := *rs.Status.DeepCopy()
-	template := labels.Set(rs.Spec.Template.Labels).AsSelectorPreValidated()
+	// upstream: labels.Set(rs.Spec.Template.Labels).AsSelectorPreValidated()
+	// and Matches per pod; the same test (every template label on the pod
+	// with its value) without building the selector.
 	var labeled, ready, available int32
 	for _, p := range active {
-		if template.Matches(labels.Set(p.Labels)) {
+		if hasLabels(p.Labels, rs.Spec.Template.Labels) {
 			labeled++
 		}
 		if isPodReady(p) {
@@ -54,6 +55,17 @@ func (rsc *replicaSetController) calculateStatus(rs *appsv1.ReplicaSet, active, 
 	st.Replicas, st.FullyLabeledReplicas = int32(len(active)), labeled
 	st.ReadyReplicas, st.AvailableReplicas = ready, available
 	return st
+}
+
+// hasLabels reports whether every label of want is in have with the same
+// value: what labels.SelectorFromValidatedSet(want).Matches(have) answers.
+func hasLabels(have, want map[string]string) bool {
+	for k, v := range want {
+		if w, ok := have[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 func rsFailureCondition(st appsv1.ReplicaSetStatus) *appsv1.ReplicaSetCondition {

@@ -86,7 +86,7 @@ func (ssc *statefulSetController) getPodsForStatefulSet(ctx context.Context, set
 	var pods []*corev1.Pod
 	for i := range list.Items {
 		p := &list.Items[i]
-		if ref := metav1.GetControllerOf(p); ref != nil && ref.UID == set.UID && isMemberOf(set, p) {
+		if ref := metav1.GetControllerOfNoCopy(p); ref != nil && ref.UID == set.UID && isMemberOf(set, p) {
 			pods = append(pods, p)
 		}
 	}

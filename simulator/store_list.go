@@ -46,6 +46,10 @@ func (f fieldIndexer) IndexField(_ context.Context, obj client.Object, field str
 func (st *store) selectObjects(gvk schema.GroupVersionKind, lo *client.ListOptions) ([]client.Object, error) {
 	var out []client.Object
 	sgvk := st.storageGVK(gvk)
+	var reqs fields.Requirements // the field selector's terms, taken once per list
+	if lo.FieldSelector != nil && !lo.FieldSelector.Empty() {
+		reqs = lo.FieldSelector.Requirements()
+	}
 	for _, o := range st.list(sgvk) {
 		if lo.Namespace != "" && o.GetNamespace() != lo.Namespace {
 			continue
@@ -57,7 +61,7 @@ func (st *store) selectObjects(gvk schema.GroupVersionKind, lo *client.ListOptio
 		if lo.LabelSelector != nil && !lo.LabelSelector.Matches(labels.Set(o.GetLabels())) {
 			continue
 		}
-		ok, err := st.fieldsMatch(gvk, o, lo.FieldSelector)
+		ok, err := st.fieldsMatch(gvk, o, lo.FieldSelector, reqs)
 		if err != nil {
 			return nil, err
 		}
@@ -68,11 +72,10 @@ func (st *store) selectObjects(gvk schema.GroupVersionKind, lo *client.ListOptio
 	return out, nil
 }
 
-func (st *store) fieldsMatch(gvk schema.GroupVersionKind, o client.Object, sel fields.Selector) (bool, error) {
-	if sel == nil || sel.Empty() {
-		return true, nil
-	}
-	for _, req := range sel.Requirements() {
+// fieldsMatch reports whether o matches the field selector sel, whose
+// terms are reqs (sel.Requirements(); none for an empty selector).
+func (st *store) fieldsMatch(gvk schema.GroupVersionKind, o client.Object, sel fields.Selector, reqs fields.Requirements) (bool, error) {
+	for _, req := range reqs {
 		vals, err := st.fieldValues(gvk, o, req.Field)
 		if err != nil {
 			return false, err

@@ -45,7 +45,7 @@ func (t *RolloutTracer) observe(ev WatchEvent) {
 		t.emit("rs "+o.Name, fmt.Sprintf("replicas=%d", *o.Spec.Replicas), ev.Type == watch.Deleted)
 	case *corev1.Pod:
 		state := podSummary(o)
-		if ref := metav1.GetControllerOf(o); ref != nil && ref.Kind != "ReplicaSet" {
+		if ref := metav1.GetControllerOfNoCopy(o); ref != nil && ref.Kind != "ReplicaSet" {
 			state += workloadPodSuffix(o)
 		}
 		t.emit("pod "+o.Name, state, ev.Type == watch.Deleted)

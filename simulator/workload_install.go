@@ -45,7 +45,7 @@ func (s *Sim) installWorkloadControllers(kcm *simClient) {
 // after the change) whose controller reference is of the given kind.
 func controlledBy(kind string) func(WatchEvent) bool {
 	is := func(o metav1.Object) bool {
-		ref := metav1.GetControllerOf(o)
+		ref := metav1.GetControllerOfNoCopy(o)
 		return ref != nil && ref.Kind == kind
 	}
 	return func(ev WatchEvent) bool {

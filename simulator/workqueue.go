@@ -79,7 +79,11 @@ func (c *Controller) reconcile(req reconcile.Request) (reconcile.Result, error) 
 	prev := c.s.active
 	c.s.active = c
 	defer func() { c.s.active = prev }()
-	ctx := logr.NewContext(c.s.ctx(), c.s.logger.WithValues("controller", c.name, "request", req.String()))
+	logger := c.s.logger
+	if logger.GetSink() != nil { // a discarding logger takes no values (its WithValues is itself)
+		logger = logger.WithValues("controller", c.name, "request", req.String())
+	}
+	ctx := logr.NewContext(c.s.ctx(), logger)
 	return c.r.Reconcile(ctx, req)
 }
 

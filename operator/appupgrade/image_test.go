@@ -149,3 +149,33 @@ func FuzzSafeText(f *testing.F) {
 		}
 	})
 }
+
+// ValidateImage remembers the images it accepted: a second call answers
+// as the first (and as the checks themselves) for valid and refused images
+// alike, and the remembered set stays bounded.
+func TestValidateImageRemembersOnlyWhatItAccepted(t *testing.T) {
+	imgs := []string{"app:v2", "registry.example.com/team/job-worker:v2.0.0", "App:v2", "app:v2\tlatest", ""}
+	for _, img := range hostileImages() {
+		imgs = append(imgs, img)
+	}
+	for _, img := range imgs {
+		want := validateImage(img)
+		for range 2 {
+			got := ValidateImage(img)
+			if want == nil {
+				assert.NoError(t, got, "%q", img)
+			} else {
+				require.Error(t, got, "%q", img)
+				assert.Equal(t, want.Error(), got.Error())
+			}
+		}
+		assert.Equal(t, want == nil, validImages.has(img), "%q remembered only when valid", img)
+	}
+	for i := range maxValidImages + 10 {
+		require.NoError(t, ValidateImage(fmt.Sprintf("app:v%d", i)))
+	}
+	validImages.mu.RLock()
+	n := len(validImages.set)
+	validImages.mu.RUnlock()
+	assert.LessOrEqual(t, n, maxValidImages)
+}

@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
@@ -131,17 +130,20 @@ func fieldPath(u *v1beta1.ApplicationUpgrade, c v1beta1.Component) string {
 // every pod and ReplicaSet on every reconcile; the simulator checks that
 // nothing changes them (simulator.CheckSharedReads).
 func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Deployment) (rollout.Verdict, error) {
-	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	sel, err := labelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
 		return rollout.Verdict{State: rollout.Failed, Reason: "InvalidSelector",
 			Message: fmt.Sprintf("deployment %s/%s has an invalid selector: %v", d.Namespace, d.Name, err)}, nil
 	}
+	// client.InNamespace, client.MatchingLabelsSelector and
+	// client.UnsafeDisableDeepCopy as one option, built once for both lists.
+	listOpts := &client.ListOptions{Namespace: d.Namespace, LabelSelector: sel, UnsafeDisableDeepCopy: &unsafeDisableDeepCopy}
 	var rss appsv1.ReplicaSetList
-	if err := r.Client.List(ctx, &rss, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.Client.List(ctx, &rss, listOpts); err != nil {
 		return rollout.Verdict{}, fmt.Errorf("list replicasets of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	var pods corev1.PodList
-	if err := r.Client.List(ctx, &pods, client.InNamespace(d.Namespace), client.MatchingLabelsSelector{Selector: sel}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := r.Client.List(ctx, &pods, listOpts); err != nil {
 		return rollout.Verdict{}, fmt.Errorf("list pods of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	slices.SortFunc(pods.Items, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
@@ -153,6 +155,9 @@ func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Dep
 	opts.Now = r.now()
 	return assess(d, rss.Items, pods.Items, opts), nil
 }
+
+// unsafeDisableDeepCopy is the value of client.UnsafeDisableDeepCopy.
+var unsafeDisableDeepCopy = true // read only: its address is in list options
 
 // claimedBy returns namespace/name of the oldest unfinished
 // ApplicationUpgrade, older than u, that references one of u's workloads

@@ -54,7 +54,7 @@ func (r *ApplicationUpgradeReconciler) assessWorkload(ctx context.Context, obj c
 		if err != nil || v != nil {
 			return deref(v), err
 		}
-		sel, _ := metav1.LabelSelectorAsSelector(o.Spec.Selector) // valid: podsOf parsed it
+		sel, _ := labelSelectorAsSelector(o.Spec.Selector) // valid: podsOf parsed it
 		var revs appsv1.ControllerRevisionList
 		if err := r.Client.List(ctx, &revs, client.InNamespace(o.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
 			return rollout.Verdict{}, fmt.Errorf("list controllerrevisions of daemonset %s/%s: %w", o.Namespace, o.Name, err)
@@ -71,7 +71,7 @@ func (r *ApplicationUpgradeReconciler) assessWorkload(ctx context.Context, obj c
 // podsOf lists the pods matching selector in namespace, sorted by name;
 // an invalid selector is a Failed verdict (returned instead of pods).
 func (r *ApplicationUpgradeReconciler) podsOf(ctx context.Context, kind, namespace, name string, selector *metav1.LabelSelector) ([]corev1.Pod, *rollout.Verdict, error) {
-	sel, err := metav1.LabelSelectorAsSelector(selector)
+	sel, err := labelSelectorAsSelector(selector)
 	if err != nil {
 		return nil, &rollout.Verdict{State: rollout.Failed, Reason: "InvalidSelector",
 			Message: fmt.Sprintf("%s %s/%s has an invalid selector: %v", kind, namespace, name, err)}, nil

@@ -3,7 +3,8 @@ package rollout
 import (
 	"maps"
 	"reflect"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -207,12 +208,15 @@ func findNewReplicaSet(d *appsv1.Deployment, rss []appsv1.ReplicaSet) *appsv1.Re
 	for i := range rss {
 		sorted[i] = &rss[i]
 	}
-	sort.SliceStable(sorted, func(i, j int) bool {
-		ti, tj := sorted[i].CreationTimestamp, sorted[j].CreationTimestamp
-		if ti.Equal(&tj) {
-			return sorted[i].Name < sorted[j].Name
+	slices.SortStableFunc(sorted, func(a, b *appsv1.ReplicaSet) int { // sort.SliceStable's order, without its reflection
+		ti, tj := a.CreationTimestamp, b.CreationTimestamp
+		switch {
+		case ti.Equal(&tj):
+			return strings.Compare(a.Name, b.Name)
+		case ti.Before(&tj):
+			return -1
 		}
-		return ti.Before(&tj)
+		return 1
 	})
 	for _, rs := range sorted {
 		if equalIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {

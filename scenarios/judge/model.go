@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/anishathalye/porcupine"
@@ -71,16 +72,48 @@ type world struct {
 
 func newWorld(deps map[string]deployment, pods map[string]pod) *world {
 	w := &world{deployments: deps, pods: pods}
-	var b strings.Builder
+	// One line per Deployment, "D key name images hash spec wasRolled",
+	// and per pod, "P key deployment images hash ready deleting" (images
+	// comma-separated), written without fmt: the judge builds a world per
+	// step it explores.
+	var b []byte
 	for _, n := range sortedKeys(deps) {
-		fmt.Fprintf(&b, "D %s %s %s %s %d %t\n", n, deps[n].name, strings.Join(deps[n].images, ","), deps[n].hash, deps[n].spec, deps[n].wasRolled)
+		d := deps[n]
+		b = append(b, "D "...)
+		b = appendFields(b, n, d.name, d.images, d.hash)
+		b = strconv.AppendInt(b, int64(d.spec), 10)
+		b = append(b, ' ')
+		b = strconv.AppendBool(b, d.wasRolled)
+		b = append(b, '\n')
 	}
 	for _, n := range sortedKeys(pods) {
 		p := pods[n]
-		fmt.Fprintf(&b, "P %s %s %s %s %t %t\n", n, p.deployment, strings.Join(p.images, ","), p.hash, p.ready, p.deleting)
+		b = append(b, "P "...)
+		b = appendFields(b, n, p.deployment, p.images, p.hash)
+		b = strconv.AppendBool(b, p.ready)
+		b = append(b, ' ')
+		b = strconv.AppendBool(b, p.deleting)
+		b = append(b, '\n')
 	}
-	w.key = b.String()
+	w.key = string(b)
 	return w
+}
+
+// appendFields appends "key owner images hash " to b, images joined by commas.
+func appendFields(b []byte, key, owner string, images []string, hash string) []byte {
+	b = append(b, key...)
+	b = append(b, ' ')
+	b = append(b, owner...)
+	b = append(b, ' ')
+	for i, img := range images {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, img...)
+	}
+	b = append(b, ' ')
+	b = append(b, hash...)
+	return append(b, ' ')
 }
 
 func sortedKeys[V any](m map[string]V) []string {
