@@ -62,35 +62,10 @@ func TestApplySchemaIsCurrent(t *testing.T) {
 		if !reflect.DeepEqual(td, want) {
 			t.Errorf("%s differs from client-go's definition", td.Name)
 		}
-		for _, ref := range refsOf(td.Atom) {
+		for _, ref := range applyschema.References(td.Atom) {
 			if _, ok := got.Schema.FindNamedType(ref); !ok {
 				t.Errorf("%s references %s, which is not in the schema", td.Name, ref)
 			}
 		}
 	}
-}
-
-func refsOf(a schema.Atom) []string {
-	var out []string
-	var ref func(schema.TypeRef)
-	var atom func(schema.Atom)
-	ref = func(r schema.TypeRef) {
-		if r.NamedType != nil {
-			out = append(out, *r.NamedType)
-		}
-		atom(r.Inlined)
-	}
-	atom = func(a schema.Atom) {
-		if a.List != nil {
-			ref(a.List.ElementType)
-		}
-		if a.Map != nil {
-			ref(a.Map.ElementType)
-			for _, f := range a.Map.Fields {
-				ref(f.Type)
-			}
-		}
-	}
-	atom(a)
-	return out
 }

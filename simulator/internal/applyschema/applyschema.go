@@ -102,7 +102,7 @@ func Subset(full *typed.Parser) ([]schema.TypeDef, error) {
 		if !ok {
 			return nil, fmt.Errorf("type %q is referenced but not defined", name)
 		}
-		for _, ref := range references(full.Schema.Types[i].Atom) {
+		for _, ref := range References(full.Schema.Types[i].Atom) {
 			add(ref)
 		}
 	}
@@ -115,8 +115,9 @@ func Subset(full *typed.Parser) ([]schema.TypeDef, error) {
 	return out, nil
 }
 
-// references are the named types an atom refers to, inlined atoms followed.
-func references(a schema.Atom) []string {
+// References are the named types an atom refers to, inlined atoms
+// followed: sorted, each once.
+func References(a schema.Atom) []string {
 	var out []string
 	var ref func(schema.TypeRef)
 	var atom func(schema.Atom)
