@@ -68,7 +68,9 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	if !phasesChanged(u.Status, next.Status) {
 		logger = logger.V(1)
 	}
-	logger.Info("status written", "phase", string(st.Phase), "resourceVersion", next.ResourceVersion, "sent", sent.UTC().Format(time.RFC3339Nano))
+	if logger.Enabled() {
+		logger.Info("status written", "phase", string(st.Phase), "resourceVersion", next.ResourceVersion, "sent", sent.UTC().Format(time.RFC3339Nano))
+	}
 	observeTransition(&u.Status, plan.Phase, now.Time)
 	r.transitionEvents(u, g, plan, reason)
 	return nil
