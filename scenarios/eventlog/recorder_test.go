@@ -180,6 +180,40 @@ func TestReplayTellsOldPodsByHash(t *testing.T) {
 	assert.Equal(t, map[string]int{"ns/w-b": 1, "ns/w-c": 1}, final.ReplicaSets)
 }
 
+// A template that comes back (a GitOps tool re-applying the previous
+// image, then Git carrying the target) makes the pods of the first
+// template old again once the target is back; a template change of no
+// image leaves the previous hash's pods new.
+func TestReplayTellsOldPodsAfterARevert(t *testing.T) {
+	tmpl := func(img string) []Container { return []Container{{Name: "proxy", Image: "envoy:1"}, {Name: "worker", Image: img}} }
+	write := func(before, after, img, rv string) Event {
+		return Event{Event: DeploymentWrite, Namespace: "ns", Name: "w", Deployment: "w", Container: "worker", Image: img,
+			HashBefore: before, HashAfter: after, RV: rv, Containers: tmpl(img)}
+	}
+	podEv := func(name, hash, img, rv string) Event {
+		return Event{Event: PodCreated, Namespace: "ns", Name: name, Deployment: "w", Hash: hash, ReplicaSet: "w-" + hash, RV: rv, Containers: tmpl(img)}
+	}
+	events := []Event{
+		{Event: DeploymentWrite, Namespace: "ns", Name: "w", Deployment: "w", HashAfter: "a", RV: "1", Containers: tmpl("w:1")},
+		podEv("p1", "a", "w:1", "2"),
+		write("a", "b", "w:2", "3"), // the operator's write
+		podEv("p2", "b", "w:2", "4"),
+		write("b", "a", "w:1", "5"), // reverted: Git's previous image
+		write("a", "b", "w:2", "6"), // Git carries the target
+		{Event: DeploymentWrite, Namespace: "ns", Name: "w", Deployment: "w", HashBefore: "b", HashAfter: "c", RV: "7", Containers: tmpl("w:2")}, // an annotation
+	}
+	var seen []string
+	Replay(events, func(s *State) {
+		var old []string
+		for _, k := range s.OldPods("ns", "w") {
+			old = append(old, strings.TrimPrefix(k, "ns/"))
+		}
+		seen = append(seen, strings.Join(old, ","))
+	})
+	assert.Equal(t, []string{"", "", "p1", "p1", "p2", "p1", "p1"}, seen,
+		"while reverted the operator's pods are old; once the target is back the first template's are, and an annotation changes nothing")
+}
+
 func TestDetailedPhaseCarriesGenerationAndRestarts(t *testing.T) {
 	r := NewDetailedRecorder(t0, nil)
 	u := &upgradesv1alpha1.ApplicationUpgrade{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "u"}}

@@ -54,6 +54,8 @@ type DeploymentState struct {
 	Counters *Counters
 
 	lastRV string
+	// templates are the containers of each hash's template, as written
+	templates map[string][]Container
 }
 
 // Image is the image of the template's container named name, or "".
@@ -110,12 +112,35 @@ func (s *State) Old(p *PodState) bool {
 
 // OldHash reports whether a pod of pod-template-hash hash is old: hash is
 // none of the hashes d's template took from its first rewrite on (before
-// any rewrite: not its current hash).
+// any rewrite: not its current hash), or it is one of them but its
+// template named another image than the template now does in one of its
+// containers (by name). The second test catches the pods of a template
+// that came back: a GitOps tool re-applying the previous image puts the
+// creation's hash among the rewrites, and once Git carries the target
+// again those pods are old again; a template change of no image (an
+// annotation, an env var) leaves the pods of the previous hash new. It
+// compares templates, not pods' own specs, so an admission webhook that
+// rewrites a pod's images (a digest, a mirror) changes nothing.
 func (d *DeploymentState) OldHash(hash string) bool {
 	if d.Rewrites == 0 {
 		return hash != d.Hash
 	}
-	return !d.New[hash]
+	if !d.New[hash] {
+		return true
+	}
+	t, ok := d.templates[hash]
+	return ok && !sameImages(t, d.Containers)
+}
+
+// sameImages reports whether a names, in every container of b (by name),
+// the image b names.
+func sameImages(a, b []Container) bool {
+	for _, c := range b {
+		if img, ok := imageIn(a, c.Name); !ok || img != c.Image {
+			return false
+		}
+	}
+	return true
 }
 
 // Final is the State after every event (Replay's last); its Deployments
@@ -175,6 +200,7 @@ func (s *State) apply(e Event) {
 	case Revision:
 		if d := s.Deployments[e.WorkloadKey()]; d != nil && e.HashAfter != "" {
 			d.Hash = e.HashAfter
+			d.templates[e.HashAfter] = d.Containers
 			if d.Rewrites > 0 {
 				d.New[e.HashAfter] = true
 			}
@@ -220,9 +246,12 @@ func (s *State) apply(e Event) {
 func (s *State) deploymentWrite(k string, e Event) {
 	d := s.Deployments[k]
 	if d == nil {
-		d = &DeploymentState{Namespace: e.Namespace, Name: e.Name, Kind: e.Kind, New: map[string]bool{}}
+		d = &DeploymentState{Namespace: e.Namespace, Name: e.Name, Kind: e.Kind, New: map[string]bool{}, templates: map[string][]Container{}}
 		s.Deployments[k] = d
 		d.Containers, d.Hash, d.lastRV = e.Containers, e.HashAfter, e.RV
+		if e.HashAfter != "" {
+			d.templates[e.HashAfter] = e.Containers
+		}
 		return
 	}
 	if e.RV == "" || e.RV != d.lastRV {
@@ -234,6 +263,7 @@ func (s *State) deploymentWrite(k string, e Event) {
 		// a StatefulSet's or DaemonSet's write may precede its revision
 		// (HashAfter ""): the Revision event adds the hash
 		d.New[e.HashAfter] = true
+		d.templates[e.HashAfter] = e.Containers
 	}
 }
 
