@@ -26,16 +26,28 @@ func schedule(o options, scenarioSet bool) (faults.Schedule, []clientObject, err
 		}
 		s.Scenario, names = "manifests", []string{"manifests"}
 	} else if _, err := faults.LookupScenario(o.scenario); err != nil {
-		return s, nil, err
+		return s, nil, withCode(exitBadInput, err)
 	}
 	if o.faults == "random" {
 		return faults.GenerateFor(o.seed, names, objs), objs, nil
 	}
 	fs, err := faults.ParseFaults(o.faults)
 	if err != nil {
-		return s, nil, fmt.Errorf("--faults: %w", err)
+		return s, nil, withCode(exitBadInput, fmt.Errorf("--faults: %w", err))
 	}
 	s.Faults = fs
+	// a fault aimed at a component the manifests do not have, or cannot
+	// act on, is bad input: refused before the transcript starts
+	aimed := objs
+	if aimed == nil {
+		sc, _ := faults.LookupScenario(s.Scenario)
+		if aimed, err = sc.Objects(); err != nil {
+			return s, nil, err
+		}
+	}
+	if err := faults.RefuseTargets(aimed, fs); err != nil {
+		return s, nil, withCode(exitBadInput, err)
+	}
 	return s, objs, nil
 }
 

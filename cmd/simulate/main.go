@@ -82,7 +82,7 @@ func newCommand(stdout io.Writer) *cobra.Command {
 			"Sharded sweeps (docs/sweeps.md): simulate --seeds N --shard i/n prints the JSON result of\n" +
 			"slice i of n of the seeds; simulate merge FILE... prints the unsharded run's summary.\n\n" +
 			"Exit codes: 0 every upgrade completed in order; 1 internal error; 2 bad input (a flag, a\n" +
-			"manifest); 3 ordering violation (with --faults / --seeds / --crash-sweep: a run broke a property);\n" +
+			"manifest, a --faults spec or its target); 3 ordering violation (with --faults / --seeds / --crash-sweep: a run broke a property);\n" +
 			"4 an upgrade did not complete (Failed, or stuck past --limit).",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {

@@ -216,6 +216,16 @@ func TestSimulateExitCodes(t *testing.T) {
 	assert.Equal(t, exitNotComplete, exitCode(err), "Failed: %v", err)
 	_, err = runWith(t, good, "-o", "yaml")
 	assert.Equal(t, exitBadInput, exitCode(err))
+	// a bad --faults spec or scenario, or a fault aimed at a component the
+	// manifests lack, is bad input too, refused before the transcript
+	for _, args := range [][]string{
+		{"--faults", "frobnicate@3"}, {"--faults", "pause@8s:for=0s"}, {"--faults", "gitops-revert@0s:every=-1s"},
+		{"--faults", "scale@5s:dep=nosuch"},
+	} {
+		out, err := runWith(t, good, args...)
+		assert.Equal(t, exitBadInput, exitCode(err), "%v: %v", args, err)
+		assert.NotContains(t, out, "schedule:", "%v: refused before the transcript", args)
+	}
 	// An ordering violation: a crafted report, as the mutants produce on a
 	// real run (scenarios/faults/mutants; the product never violates).
 	assert.Equal(t, exitViolation, exitCode(withCode(exitViolation, errors.New("x"))))

@@ -170,7 +170,15 @@ func validate(f Fault) error {
 			if err == nil && (n < 0 || (name == "n" && n < 1)) {
 				err = fmt.Errorf("out of range")
 			}
-		case "for", "lag", "down", "ready", "exit", "recreate":
+		case "for", "every":
+			// a window or an interval of no length does nothing (for) or
+			// never ends (every): refused
+			var d time.Duration
+			d, err = time.ParseDuration(v)
+			if err == nil && d <= 0 {
+				err = fmt.Errorf("want a positive duration, e.g. 30s")
+			}
+		case "lag", "down", "ready", "exit", "recreate":
 			var d time.Duration
 			d, err = time.ParseDuration(v)
 			if err == nil && d < 0 {
