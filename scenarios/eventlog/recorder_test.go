@@ -185,7 +185,9 @@ func TestReplayTellsOldPodsByHash(t *testing.T) {
 // template old again once the target is back; a template change of no
 // image leaves the previous hash's pods new.
 func TestReplayTellsOldPodsAfterARevert(t *testing.T) {
-	tmpl := func(img string) []Container { return []Container{{Name: "proxy", Image: "envoy:1"}, {Name: "worker", Image: img}} }
+	tmpl := func(img string) []Container {
+		return []Container{{Name: "proxy", Image: "envoy:1"}, {Name: "worker", Image: img}}
+	}
 	write := func(before, after, img, rv string) Event {
 		return Event{Event: DeploymentWrite, Namespace: "ns", Name: "w", Deployment: "w", Container: "worker", Image: img,
 			HashBefore: before, HashAfter: after, RV: rv, Containers: tmpl(img)}
