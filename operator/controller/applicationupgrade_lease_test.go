@@ -66,10 +66,11 @@ func TestWritesAreLoggedWithTheirResourceVersion(t *testing.T) {
 	worker, _ := w.get("job-worker")
 	var status, image bool
 	for _, l := range lines {
-		if strings.Contains(l, `"msg"="status written"`) && strings.Contains(l, `"sent"=`) && strings.Contains(l, `"resourceVersion"=`) {
+		if strings.Contains(l, `"msg"="status written"`) && strings.Contains(l, `"sent"=`) && strings.Contains(l, `"resourceVersion"=`) &&
+			strings.Contains(l, `"components"="worker=`) {
 			status = true
 		}
-		if strings.Contains(l, `"msg"="image written"`) && strings.Contains(l, `"resourceVersion"="`+worker.ResourceVersion+`"`) && strings.Contains(l, `"sent"=`) {
+		if strings.Contains(l, `"msg"="image written"`) && strings.Contains(l, `"workloadResourceVersion"="`+worker.ResourceVersion+`"`) && strings.Contains(l, `"sent"=`) {
 			image = true
 		}
 	}

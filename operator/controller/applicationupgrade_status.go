@@ -60,16 +60,22 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 		return fmt.Errorf("patch status of applicationupgrade %s/%s: %w", u.Namespace, u.Name, err)
 	}
 	r.ownStatuses().wrote(client.ObjectKeyFromObject(u), u.ResourceVersion, next)
-	// Logged, with when the patch was sent and the resourceVersion it
-	// returned, so a status write can be attributed to the replica that
-	// made it (as "image written" is): at info when a phase changed (a
-	// claim users read), else at V(1).
+	// Logged, with the component phases, when the patch was sent and the
+	// resourceVersion it returned (the upgrade's), so a status write can be
+	// attributed to the replica that made it (as "image written" is, with
+	// the workload's resourceVersion): at info when the upgrade's or a
+	// component's phase changed (a claim users read), else at V(1).
 	logger := log.FromContext(ctx)
 	if !phasesChanged(u.Status, next.Status) {
 		logger = logger.V(1)
 	}
 	if logger.Enabled() {
-		logger.Info("status written", "phase", string(st.Phase), "resourceVersion", next.ResourceVersion, "sent", sent.UTC().Format(time.RFC3339Nano))
+		phases := make([]string, len(st.Components))
+		for i, c := range st.Components {
+			phases[i] = c.Name + "=" + string(c.Phase)
+		}
+		logger.Info("status written", "phase", string(st.Phase), "components", strings.Join(phases, ","),
+			"resourceVersion", next.ResourceVersion, "sent", sent.UTC().Format(time.RFC3339Nano))
 	}
 	observeTransition(&u.Status, plan.Phase, now.Time)
 	r.transitionEvents(u, g, plan, reason)

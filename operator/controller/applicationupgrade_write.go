@@ -73,7 +73,7 @@ func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, g appupgr
 		return 0, fmt.Errorf("set image of container %q in %s to %s (component %s): %w", w.Container, w.Workload, appupgrade.SafeText(w.Image, 300), w.Component, err)
 	}
 	log.FromContext(ctx).Info("image written", "component", w.Component, strings.ToLower(string(w.Workload.Kind)), w.Workload.NamespacedName().String(),
-		"image", appupgrade.SafeText(w.Image, 300), "resourceVersion", rvOf(meta()), "sent", sent.UTC().Format(time.RFC3339Nano))
+		"image", appupgrade.SafeText(w.Image, 300), "workloadResourceVersion", rvOf(meta()), "sent", sent.UTC().Format(time.RFC3339Nano))
 	r.observeWrite(g.Upgrade, w.Component)
 	r.eventRelated(g.Upgrade, obj, corev1.EventTypeNormal, writeReason(g, w.Component),
 		fmt.Sprintf("Set %s image to %s on %s", w.Component, w.Image, w.Workload))

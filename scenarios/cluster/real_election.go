@@ -328,7 +328,11 @@ func readLog(path string) ([]logLine, error) {
 						return nil, fmt.Errorf("%s: a write whose send time is not rfc3339nano: %q", path, line)
 					}
 				}
-				if rv, ok := j["resourceVersion"].(string); ok && rv != "" {
+				rvKey := "resourceVersion" // the upgrade's, of a status write
+				if kind == logWritten {
+					rvKey = "workloadResourceVersion"
+				}
+				if rv, ok := j[rvKey].(string); ok && rv != "" {
 					if l.rv, err = strconv.ParseUint(rv, 10, 64); err != nil {
 						return nil, fmt.Errorf("%s: a write whose resourceVersion is not a number: %q", path, line)
 					}

@@ -15,7 +15,7 @@ import (
 // The lines as the operator binary writes them (zap JSON with
 // --zap-time-encoding=rfc3339nano, klog text, the untimed last line).
 const electionLog = `{"level":"info","ts":"2026-12-03T00:35:50.487343048Z","logger":"leaderelection","msg":"Successfully acquired lease","lock":"ns/upgrade-operator.lunadas.dev"}
-{"level":"info","ts":"2026-12-03T00:35:50.781836904Z","msg":"image written","component":"worker","deployment":"ns/job-worker","image":"job-worker:v2","resourceVersion":"810","sent":"2026-12-03T00:35:50.77Z"}
+{"level":"info","ts":"2026-12-03T00:35:50.781836904Z","msg":"image written","component":"worker","deployment":"ns/job-worker","image":"job-worker:v2","workloadResourceVersion":"810","sent":"2026-12-03T00:35:50.77Z"}
 {"level":"debug","ts":"2026-12-03T00:35:50.79Z","msg":"status written","namespace":"ns","name":"upgrade-v2","phase":"Progressing","resourceVersion":"812","sent":"2026-12-03T00:35:50.785Z"}
 I1203 00:36:30.874201   4242 leaderelection.go:272] successfully acquired lease ns/upgrade-operator.lunadas.dev
 {"level":"info","ts":"2026-12-03T00:36:31.0Z","msg":"Reconciler error"}
