@@ -1,3 +1,4 @@
+@election
 Feature: A frozen leader loses its lease to the standby replica
   Two operator replicas run under leader election on one Lease. The leader
   is frozen (its network and its timers stall: on a real cluster the
