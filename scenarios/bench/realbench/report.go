@@ -232,6 +232,10 @@ func (r *Result) WriteTable(out io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f\t%.1f\t%d\t%s\t%.1f\n", dur(l.Handoff.P50), dur(l.Handoff.P99), dur(l.Handoff.Max), dur(l.Handoff.Min),
 			l.Reconciles, l.Requests, l.ChurnUpdates, cpu(l.CPUSeconds), l.Total.Mean)
 		tw.Flush()
+		if p := l.HandoffParts; p != nil && p.Decision.N > 0 {
+			fmt.Fprintf(out, "     handoff in three parts (operator log's send times): last old worker pod gone → status patch recording api Upgrading sent p50 %s, p99 %s; → API image write sent (that patch's round trip, the optimistic lock the write waits for) p50 %s, p99 %s; → write seen by the driver p50 %s, p99 %s\n",
+				ms(p.Decision.P50), ms(p.Decision.P99), ms(p.Fence.P50), ms(p.Fence.P99), ms(p.Write.P50), ms(p.Write.P99))
+		}
 	}
 	if len(r.Targets) > 0 {
 		fmt.Fprintln(out, "\nTargets (figures, not tests)")

@@ -50,3 +50,14 @@ func TestTableAndTargets(t *testing.T) {
 		assert.Contains(t, out.String(), want)
 	}
 }
+
+func TestLoadRowPrintsTheHandoffInThreeParts(t *testing.T) {
+	res := &Result{Config: DefaultConfig(), Load: &ScaleRow{Fillers: 1000, Scope: "all", Upgrades: 2, ChurnRate: 20,
+		Handoff: Summarize([]float64{0.150, 0.090}),
+		HandoffParts: &HandoffParts{Decision: Summarize([]float64{0.010, -0.005}), Fence: Summarize([]float64{0.100, 0.065}), Write: Summarize([]float64{0.040, 0.030})}}}
+	var out bytes.Buffer
+	res.WriteTable(&out)
+	assert.Contains(t, out.String(), "status patch recording api Upgrading sent p50 -5 ms, p99 10 ms")
+	assert.Contains(t, out.String(), "round trip, the optimistic lock the write waits for) p50 65 ms, p99 100 ms")
+	assert.Contains(t, out.String(), "write seen by the driver p50 30 ms, p99 40 ms")
+}

@@ -276,6 +276,9 @@ type ScaleRow struct {
 	// Handoff and Total are over the upgrades, seconds.
 	Handoff Stats `json:"handoff"`
 	Total   Stats `json:"total"`
+	// HandoffParts splits Handoff with the operator's logged send times
+	// (nil when its log could not be read).
+	HandoffParts *HandoffParts `json:"handoffParts,omitempty"`
 	// ChurnUpdates were made to fillers during the upgrade, at ChurnRate per second.
 	ChurnUpdates int     `json:"churnUpdates"`
 	ChurnRate    float64 `json:"churnRate"`

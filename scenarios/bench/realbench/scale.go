@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	upgradesv1alpha1 "github.com/lunadas/upgrade-operator/operator/api/upgrades/v1alpha1"
 	"github.com/lunadas/upgrade-operator/scenarios/bench/opstats"
 	"github.com/lunadas/upgrade-operator/scenarios/real/realcluster"
 )
@@ -202,6 +204,7 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 		}
 	}
 	var handoffs, totals []float64
+	moments := map[string]Moments{}
 	for _, r := range runs {
 		var tl Moments
 		err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 5*time.Minute, true, func(context.Context) (bool, error) {
@@ -216,6 +219,7 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 			return row, names, fmt.Errorf("upgrade in %s: %w (moments %+v)", r.ns, err, tl)
 		}
 		handoffs = append(handoffs, tl.Handoff())
+		moments[r.ns] = tl
 		totals = append(totals, tl.APIGone-t0)
 	}
 	// Trailing reconciles (the Completed status patches' own events) land in the window.
@@ -244,6 +248,11 @@ func scaleRun(ctx context.Context, e *env, cfg Config, app *demoApp, size int, s
 	row.Handoff, row.Total = Summarize(handoffs), Summarize(totals)
 	if err := op.stop(); err != nil {
 		e.logf("scale: operator %d/%s: %v", size, scope, err)
+	}
+	if parts, err := handoffParts(dm, op.Log(), moments); err != nil {
+		e.logf("scale: handoff parts of %d/%s: %v", size, scope, err)
+	} else {
+		row.HandoffParts = &parts
 	}
 	// The namespaces go (the next row waits for them): their upgrades and
 	// pods would otherwise be in the next cluster-wide operator's caches.
@@ -338,4 +347,19 @@ func (ch *churn) stop() int {
 	ch.once.Do(func() { close(ch.stopc) })
 	<-ch.done
 	return ch.n
+}
+
+// handoffParts splits the row's handoffs with the send times in the
+// operator's log (read once the process has exited: every line written).
+func handoffParts(dm *demux, logPath string, moments map[string]Moments) (HandoffParts, error) {
+	f, err := os.Open(logPath)
+	if err != nil {
+		return HandoffParts{}, err
+	}
+	defer f.Close()
+	sends, err := ReadOperatorSends(f, upgradesv1alpha1.APIComponent)
+	if err != nil {
+		return HandoffParts{}, err
+	}
+	return SplitHandoffs(dm.start, moments, sends), nil
 }
