@@ -53,7 +53,7 @@ func TestTableAndTargets(t *testing.T) {
 
 func TestLoadRowPrintsTheHandoffInThreeParts(t *testing.T) {
 	res := &Result{Config: DefaultConfig(), Load: &ScaleRow{Fillers: 1000, Scope: "all", Upgrades: 2, ChurnRate: 20,
-		Handoff: Summarize([]float64{0.150, 0.090}),
+		Handoff:      Summarize([]float64{0.150, 0.090}),
 		HandoffParts: &HandoffParts{Decision: Summarize([]float64{0.010, -0.005}), Fence: Summarize([]float64{0.100, 0.065}), Write: Summarize([]float64{0.040, 0.030})}}}
 	var out bytes.Buffer
 	res.WriteTable(&out)
