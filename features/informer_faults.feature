@@ -26,7 +26,7 @@ Feature: The operator's informers lag or lose events while it upgrades
     When the upgrade "upgrade-v2" is applied
     And the phase becomes "WaitingForWorkers" within 1 minute
     And the fault "stale@0s:for=60s:lag=5s:kind=deployments" is injected
-    Then a fault's note matches "^the operator's deployments informers run 5s behind for 1m0s$" within 1 seconds
+    Then a fault's note matches "^the operator's deployments informer runs 5s behind for 1m0s$" within 1 seconds
     And the phase becomes "Completed" within 3 minutes
     And the worker image is written once
     And the API image is written once
@@ -55,7 +55,7 @@ Feature: The operator's informers lag or lose events while it upgrades
     When the upgrade "upgrade-v2" is applied
     And the phase becomes "WaitingForWorkers" within 1 minute
     And the fault "drop@0s:for=40s" is injected
-    Then a fault's note matches "^the operator's all watches lose every event for 40s, then relist$" within 1 seconds
+    Then a fault's note matches "^all the operator's watches lose every event for 40s, then relist$" within 1 seconds
     And the phase stays "WaitingForWorkers" for 35 seconds
     And the phase becomes "Completed" within 3 minutes
     And the worker image is written once

@@ -141,11 +141,11 @@ func FireCacheFault(ctx context.Context, sim *simulator.Sim, f Fault, caches fun
 			how = fmt.Sprintf("%d events behind", events)
 			lag = 0
 		}
-		record(f, d, fmt.Sprintf("the operator's %s informers run %s for %s", kind, how, d))
+		record(f, d, fmt.Sprintf("%s %s for %s", operatorsWatches(kind, "informer runs", "informers run"), how, d))
 		start = func(c *Cache) { c.inf.setLag(kind, lag, events) }
 		end = func(c *Cache) { c.inf.setLag(kind, 0, 0) }
 	case Drop:
-		record(f, d, fmt.Sprintf("the operator's %s watches lose every event for %s, then relist", kind, d))
+		record(f, d, fmt.Sprintf("%s every event for %s, then relist", operatorsWatches(kind, "watch loses", "watches lose"), d))
 		start = func(c *Cache) { c.inf.setDrop(ctx, kind, true) }
 		end = func(c *Cache) { c.inf.setDrop(ctx, kind, false) }
 	default:
@@ -160,4 +160,15 @@ func FireCacheFault(ctx context.Context, sim *simulator.Sim, f Fault, caches fun
 		}
 	})
 	return nil
+}
+
+// operatorsWatches is the subject and verb of a transcript line about
+// the operator's informers (or watches) of kind: "all the operator's
+// informers run" (many) for kind "all", else "the operator's deployments
+// informer runs" (one).
+func operatorsWatches(kind, one, many string) string {
+	if kind == "all" {
+		return "all the operator's " + many
+	}
+	return "the operator's " + kind + " " + one
 }

@@ -49,7 +49,7 @@ func (in *Injector) elect(p *process) {
 // starts its controller with a cold cache.
 func (in *Injector) startedLeading(p *process) {
 	if in.elected {
-		in.note(fmt.Sprintf("%s acquired the lease and starts its controller with a cold cache", p.Identity()))
+		in.note(fmt.Sprintf("%s acquired the lease and starts its controller with a cold cache", p.Name))
 		in.marker(p.Name + " leads")
 	}
 	in.elected = true
@@ -107,7 +107,7 @@ func (in *Injector) leaseLost(f Fault) {
 	p := in.target()
 	d := f.Dur("for")
 	p.stallUntil = in.sim.Now().Add(d)
-	in.record(f, d, fmt.Sprintf("%s's network stalls for %s: every API call it makes times out", p.Identity(), d))
+	in.record(f, d, fmt.Sprintf("%s's network stalls for %s: every API call it makes times out", p.Name, d))
 }
 
 // pause stops the leader's process for the fault's duration
@@ -116,16 +116,15 @@ func (in *Injector) leaseLost(f Fault) {
 func (in *Injector) pause(f Fault) {
 	p := in.target()
 	d := f.Dur("for")
-	id := p.Identity()
 	if !p.PauseFor(d) {
 		in.record(f, 0, fmt.Sprintf("%s is down or already paused", p.Name))
 		return
 	}
-	in.record(f, d, fmt.Sprintf("%s's process is stopped for %s: no reconcile, no lease renewal, no timer of it runs; it resumes with its memory as it was", id, d))
+	in.record(f, d, fmt.Sprintf("%s's process is stopped for %s: no reconcile, no lease renewal, no timer of it runs; it resumes with its memory as it was", p.Name, d))
 	incarnation := p.Incarnation
 	in.sim.Schedule(d, "resumed "+p.Name, func() {
 		if p.Incarnation == incarnation && p.Alive {
-			in.note(fmt.Sprintf("%s resumes; it last renewed the lease %s ago", id, in.sim.Now().Sub(p.renewed).Round(time.Millisecond)))
+			in.note(fmt.Sprintf("%s resumes; it last renewed the lease %s ago", p.Name, in.sim.Now().Sub(p.renewed).Round(time.Millisecond)))
 			in.marker(p.Name + " resumes")
 		}
 	})

@@ -178,7 +178,14 @@ func validate(f Fault) error {
 			if err == nil && d <= 0 {
 				err = fmt.Errorf("want a positive duration, e.g. 30s")
 			}
-		case "lag", "down", "ready", "exit", "recreate":
+		case "lag":
+			// no lag is no fault, unless stale lags by events instead
+			var d time.Duration
+			d, err = time.ParseDuration(v)
+			if n, _ := strconv.Atoi(f.Args["events"]); err == nil && d <= 0 && n <= 0 {
+				err = fmt.Errorf("want a positive duration, e.g. 5s (or events=N for stale)")
+			}
+		case "down", "ready", "exit", "recreate":
 			var d time.Duration
 			d, err = time.ParseDuration(v)
 			if err == nil && d < 0 {

@@ -69,6 +69,9 @@ func TestParseErrorsNameTheFaultAndSayWhatIsAllowed(t *testing.T) {
 		"respec@1s:dep=-":      "or both or all for every component",
 		"crash@3:down=forever": `parameter down="forever"`,
 		"edit@1s:field=spec":   "want one of labels, annotations, replicas, restart",
+		"stale@1s:lag=0s":      `parameter lag="0s": want a positive duration`,
+		"kcm-lag@1s:lag=0s":    `parameter lag="0s": want a positive duration`,
+		"pause@1s:for=0s":      `parameter for="0s": want a positive duration`,
 	}
 	for spec, want := range cases {
 		_, err := ParseFaults(spec)
@@ -76,6 +79,8 @@ func TestParseErrorsNameTheFaultAndSayWhatIsAllowed(t *testing.T) {
 		assert.Contains(t, err.Error(), want, spec)
 		assert.Contains(t, err.Error(), "fault \"", spec)
 	}
+	_, err := ParseFaults("stale@1s:lag=0s:events=2")
+	assert.NoError(t, err, "a stale informer may lag by events instead of time")
 }
 
 func TestCatalogIsDocumented(t *testing.T) {
