@@ -77,11 +77,27 @@ func (a *actors) gitopsRevert(f Fault) {
 			img = target // Git fixed: it now carries the target image
 		}
 		a.gitopsApply(comp, container, img)
+		if last {
+			a.st.note(gitopsEnd(kind, key.String(), img, ignore, written))
+		}
 		if !last {
 			a.rt.After(min(every, end.Sub(a.rt.Now())), "gitops re-apply", tick)
 		}
 	}
 	tick()
+}
+
+// gitopsEnd is the transcript line of the gitops-revert actor's last
+// apply: Git fixed (it now carries the target image), or left as it was.
+func gitopsEnd(kind, key, img string, ignore, written bool) string {
+	switch {
+	case ignore:
+		return fmt.Sprintf("kustomize-controller stops re-applying %s %s (its manifest never set the image)", kind, key)
+	case written:
+		return fmt.Sprintf("Git fixed: kustomize-controller applied %s %s with the target image %s once more and stops", kind, key, img)
+	default:
+		return fmt.Sprintf("kustomize-controller stops re-applying %s %s; Git still names %s (the operator had not written the target image, so Git is left as it was)", kind, key, img)
+	}
 }
 
 // gitopsApply applies the Git manifest's view of the component's container

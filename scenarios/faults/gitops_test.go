@@ -26,10 +26,12 @@ func TestGitopsRevert(t *testing.T) {
 	assert.Greater(t, o.Result.Upgrades[0].Status.PhaseStartTime.Sub(base.Result.Upgrades[0].Status.PhaseStartTime.Time).Seconds(), 50.0,
 		"Completed only after Git stopped reverting (60 s window)")
 	assert.NotEmpty(t, ev)
+	assert.Contains(t, tr, "Git fixed: kustomize-controller applied deployment job-system/job-worker with the target image registry.example.com/job-worker:v2.0.0 once more and stops")
 
 	o, tr, _ = run(t, 1, "demo", "gitops-revert@5s:ignore=true")
 	requireOK(t, o, tr)
 	assert.Len(t, o.Writes, 2, "each image written once: %v", o.Writes)
 	assert.False(t, strings.Contains(tr, "ImageReverted"), "nothing reverted with the documented layout")
+	assert.Contains(t, tr, "kustomize-controller stops re-applying deployment job-system/job-worker (its manifest never set the image)")
 	assert.Equal(t, base.Result.Upgrades[0].Status.PhaseStartTime, o.Result.Upgrades[0].Status.PhaseStartTime, "completes as undisturbed")
 }
