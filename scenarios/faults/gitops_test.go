@@ -28,7 +28,7 @@ func TestGitopsRevert(t *testing.T) {
 	assert.NotEmpty(t, ev)
 	assert.Contains(t, tr, "Git fixed: kustomize-controller applied deployment job-system/job-worker with the target image registry.example.com/job-worker:v2.0.0 once more and stops")
 
-	o, tr, _ = run(t, 1, "demo", "gitops-revert@5s:ignore=true")
+	o, tr, _ = run(t, 1, "demo", "gitops-revert@5s:ignore=true:for=30s") // ends before the upgrade does
 	requireOK(t, o, tr)
 	assert.Len(t, o.Writes, 2, "each image written once: %v", o.Writes)
 	assert.False(t, strings.Contains(tr, "ImageReverted"), "nothing reverted with the documented layout")
