@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,4 +101,35 @@ func TestTimelineIsWritten(t *testing.T) {
 	assert.True(t, strings.HasPrefix(string(svg), "<svg "))
 	assert.Contains(t, string(svg), "⚡ node-lost@20s")
 	assert.Contains(t, string(svg), "Deployment job-worker")
+}
+
+// -o json of a --faults run: one object with the verdict, the fired
+// faults and, on a failure, the violations, the artifacts and the shrunk
+// replay; no transcript.
+func TestFaultsJSON(t *testing.T) {
+	out, err := simulate(t, "--seed", "3", "--faults", "conflict@1:n=5,crash@20s:down=3s", "-o", "json")
+	require.NoError(t, err, out)
+	var ok faultsJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &ok), out)
+	assert.Equal(t, "ok", ok.Verdict)
+	assert.Equal(t, "Completed", ok.Expected)
+	require.Len(t, ok.Fired, 2)
+	assert.Equal(t, "crash@20s:down=3s", ok.Fired[1].Fault)
+	assert.InDelta(t, 20, ok.Fired[1].StartSeconds, 1e-9)
+	assert.Equal(t, "operator-0 killed, restarts in 3s with a cold cache", ok.Fired[1].Note)
+	assert.Empty(t, ok.Violations)
+
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "app.yaml"), []byte(worker), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "up.yaml"), []byte(strings.Replace(upgrade, "%s", ", containerName: worker", 1)), 0o644))
+	out, err = simulate(t, "--manifests", dir, "--seed", "5", "--faults", "crash@3,edit@1s", "-o", "json", "--events", filepath.Join(dir, "e.jsonl"))
+	require.Error(t, err)
+	assert.Equal(t, exitViolation, exitCode(err))
+	var bad faultsJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &bad), out)
+	assert.Equal(t, "violation", bad.Verdict)
+	assert.Equal(t, exitViolation, bad.ExitCode)
+	assert.Contains(t, bad.Violations[0], "expected Completed, ended Failed: api: deployment job-system/job-api not found")
+	assert.NotEmpty(t, bad.Artifacts)
+	assert.Equal(t, `make simulate ARGS="--manifests `+dir+` --seed 5 --faults none"`, bad.Shrunk)
 }

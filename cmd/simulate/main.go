@@ -102,8 +102,8 @@ func newCommand(stdout io.Writer) *cobra.Command {
 			if o.output != "text" && o.output != "json" {
 				return withCode(exitBadInput, fmt.Errorf("-o %s: want text or json", o.output))
 			}
-			if o.output == "json" && (o.crashSweep || o.seeds == 0 && (o.faults != "" || cmd.Flags().Changed("scenario"))) {
-				return withCode(exitBadInput, fmt.Errorf("-o json describes one run or a --seeds sweep: drop --crash-sweep, --faults and --scenario"))
+			if o.output == "json" && o.crashSweep {
+				return withCode(exitBadInput, fmt.Errorf("-o json describes one run, one --faults run or a --seeds sweep: drop --crash-sweep"))
 			}
 			if err := checkShard(o, cmd.Flags().Changed("output")); err != nil {
 				return withCode(exitBadInput, err)

@@ -67,9 +67,14 @@ func writeJSON(w io.Writer, res *simrun.Result, o options, verdictErr error) err
 		}
 		out.Upgrades = append(out.Upgrades, ju)
 	}
+	return encodeJSON(w, out)
+}
+
+// encodeJSON writes v indented, one object.
+func encodeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("write json: %w", err)
 	}
 	return nil

@@ -169,7 +169,7 @@ func TestShardFlagRefusals(t *testing.T) {
 		"--shard 0/2":                         "--shard 0/2 needs --seeds N",
 		"--seeds 4 --shard 0/2 -o text":       "--shard prints a JSON result for simulate merge: drop -o text",
 		"--crash-sweep --seeds 2 --shard 0/2": "--shard works with --seeds only",
-		"--crash-sweep -o json":               "-o json describes one run or a --seeds sweep",
+		"--crash-sweep -o json":               "-o json describes one run, one --faults run or a --seeds sweep: drop --crash-sweep",
 	} {
 		_, err := simulate(t, strings.Fields(args)...)
 		require.Error(t, err, args)
