@@ -175,11 +175,28 @@ CONTROLPLANE_BINS := $(KUBE_BINS) $(BIN)/etcd $(BIN)/kwok
 # Static binaries, as Kubernetes and etcd release them.
 TOOLS_BUILD := CGO_ENABLED=0 $(GO) build
 
+# A tool is rebuilt when its module under hack/tools/ changes in content,
+# not in mtime: hack/tool-stamp.sh keeps a hash per module in
+# $(BIN)/.mod-<dir>.sum, rewritten (made newer than the binaries) only when
+# it changes. A fresh clone stamps every file new; a bin/ copied into it
+# from another clone (cp -a, stamps included) is kept.
+TOOL_BINS_kube := $(KUBE_BINS)
+TOOL_BINS_etcd := $(BIN)/etcd
+TOOL_BINS_kwok := $(BIN)/kwok
+TOOL_BINS_kustomize := $(BIN)/kustomize
+TOOL_BINS_helm := $(BIN)/helm
+TOOL_BINS_kubectl := $(BIN)/kubectl
+$(BIN)/.mod-%.sum: FORCE
+	@hack/tool-stamp.sh $* $@ $(TOOL_BINS_$*)
+
+.PHONY: FORCE
+FORCE:
+
 .PHONY: controlplane
 controlplane: $(CONTROLPLANE_BINS) ## Build kube-apiserver, kube-controller-manager, kube-scheduler, etcd and kwok into ./bin.
 
 # One go build for the three Kubernetes binaries: they share most packages.
-$(KUBE_BINS) &: hack/tools/kube/go.mod hack/tools/kube/go.sum
+$(KUBE_BINS) &: $(BIN)/.mod-kube.sum
 	@mkdir -p $(BIN)
 	$(TOOLS_BUILD) -C hack/tools/kube -ldflags "$(KUBE_LDFLAGS)" -o $(BIN)/ \
 		k8s.io/kubernetes/cmd/kube-apiserver \
@@ -187,11 +204,11 @@ $(KUBE_BINS) &: hack/tools/kube/go.mod hack/tools/kube/go.sum
 		k8s.io/kubernetes/cmd/kube-scheduler
 	@touch $(KUBE_BINS)
 
-$(BIN)/etcd: hack/tools/etcd/go.mod hack/tools/etcd/go.sum
+$(BIN)/etcd: $(BIN)/.mod-etcd.sum
 	@mkdir -p $(BIN)
 	$(TOOLS_BUILD) -C hack/tools/etcd -ldflags "-s -w" -o $@ go.etcd.io/etcd/server/v3
 
-$(BIN)/kwok: hack/tools/kwok/go.mod hack/tools/kwok/go.sum
+$(BIN)/kwok: $(BIN)/.mod-kwok.sum
 	@mkdir -p $(BIN)
 	$(TOOLS_BUILD) -C hack/tools/kwok -ldflags "-s -w" -o $@ sigs.k8s.io/kwok/cmd/kwok
 
@@ -247,7 +264,7 @@ kustomize: $(KUSTOMIZE) ## Build bin/kustomize (sigs.k8s.io/kustomize/kustomize/
 helm: $(HELM) ## Build bin/helm (helm.sh/helm/v3, hack/tools/helm).
 kubectl: $(KUBECTL) ## Build bin/kubectl (k8s.io/kubectl, hack/tools/kubectl).
 
-$(KUSTOMIZE): hack/tools/kustomize/go.mod hack/tools/kustomize/go.sum
+$(KUSTOMIZE): $(BIN)/.mod-kustomize.sum
 	@mkdir -p $(BIN)
 	$(TOOLS_BUILD) -C hack/tools/kustomize -ldflags "-s -w" -o $@ sigs.k8s.io/kustomize/kustomize/v5
 
@@ -256,11 +273,11 @@ $(KUSTOMIZE): hack/tools/kustomize/go.mod hack/tools/kustomize/go.sum
 HELM_LDFLAGS := -s -w -X helm.sh/helm/v3/internal/version.version=v3.22.0 \
 	-X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=37 \
 	-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=37
-$(HELM): hack/tools/helm/go.mod hack/tools/helm/go.sum
+$(HELM): $(BIN)/.mod-helm.sum
 	@mkdir -p $(BIN)
 	$(TOOLS_BUILD) -C hack/tools/helm -ldflags "$(HELM_LDFLAGS)" -o $@ helm.sh/helm/v3/cmd/helm
 
-$(KUBECTL): hack/tools/kubectl/go.mod hack/tools/kubectl/go.sum hack/tools/kubectl/main.go
+$(KUBECTL): $(BIN)/.mod-kubectl.sum
 	@mkdir -p $(BIN)
 	$(TOOLS_BUILD) -C hack/tools/kubectl -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37" -o $@ .
 
