@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/lunadas/upgrade-operator/internal/jsonomit"
 )
 
 // canonicalCopy returns a deep copy of obj as a JSON round trip
@@ -294,7 +296,7 @@ func canonicalStruct(v reflect.Value, p *typePlan) bool {
 				}
 				f.SetZero()
 			}
-		case fp.omitEmpty && isEmptyValue(f), fp.omitZero && isZeroValue(f):
+		case fp.omitEmpty && jsonomit.Empty(f), fp.omitZero && isZeroValue(f):
 			f.SetZero()
 		case !canonicalValue(f):
 			return false
@@ -424,19 +426,6 @@ func roundTripValue(v reflect.Value) bool {
 	}
 	v.Set(fresh.Elem())
 	return true
-}
-
-// isEmptyValue is encoding/json's test for omitempty.
-func isEmptyValue(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
-		return v.Len() == 0
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
-		return v.IsZero()
-	}
-	return false
 }
 
 // isZeroValue is encoding/json's test for omitzero: the value's IsZero

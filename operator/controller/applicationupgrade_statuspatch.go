@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/lunadas/upgrade-operator/internal/jsonomit"
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
 )
 
@@ -119,23 +120,10 @@ func jsonField(f reflect.StructField) (name string, omitEmpty, ok bool) {
 
 // fieldJSON is a field's encoding, or nil when encoding/json omits it.
 func fieldJSON(v reflect.Value, omitEmpty bool) ([]byte, error) {
-	if omitEmpty && isEmptyValue(v) {
+	if omitEmpty && jsonomit.Empty(v) {
 		return nil, nil
 	}
 	return json.Marshal(v.Interface())
-}
-
-// isEmptyValue is encoding/json's omitempty test.
-func isEmptyValue(v reflect.Value) bool {
-	switch v.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
-		return v.Len() == 0
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
-		return v.IsZero()
-	}
-	return false
 }
 
 func isJSONObject(b []byte) bool { return len(b) > 0 && b[0] == '{' }
