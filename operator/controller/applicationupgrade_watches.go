@@ -35,9 +35,17 @@ type Watch struct {
 // (create, delete and generic events always pass):
 //   - an ApplicationUpgrade's own update passes when UpgradeChanged says
 //     so: the reconciler's own status writes that change only messages,
-//     conditions or times do not wake it again; the second watch, which
-//     wakes the other upgrades of the same workloads when one finishes, is
-//     unfiltered;
+//     conditions or times do not wake it again, nor does a metadata-only
+//     edit (labels, annotations, owner references); the second watch, which
+//     wakes the other upgrades of the same workloads when one finishes,
+//     passes every update but a metadata-only one (UpgradeStateChanged).
+//     No reconcile reads an upgrade's labels or annotations, and a
+//     reconcile costs one API request per component when the upgrade
+//     impersonates a ServiceAccount (uncached reads): passing metadata
+//     edits let anyone who may update ApplicationUpgrades, without any
+//     right on the workloads, make the operator send ~33 requests per
+//     annotation written on a 32-component upgrade (tenant trial,
+//     2026-12-03);
 //   - a ReplicaSet's update passes when its generation (spec), labels,
 //     annotations, owner references, deletion or status.conditions changed
 //     — the counters of a ReplicaSet are never read, the Deployment's are;
@@ -48,7 +56,7 @@ type Watch struct {
 func (m Mapper) Watches() []Watch {
 	return []Watch{
 		{Object: &v1beta1.ApplicationUpgrade{}, Predicate: updates(UpgradeChanged)},
-		{Object: &v1beta1.ApplicationUpgrade{}, Map: m.Upgrade},
+		{Object: &v1beta1.ApplicationUpgrade{}, Map: m.Upgrade, Predicate: updates(UpgradeStateChanged)},
 		{Object: &appsv1.Deployment{}, Map: m.Deployment},
 		{Object: &appsv1.ReplicaSet{}, Map: m.ReplicaSet, Predicate: updates(ReplicaSetChanged)},
 		{Object: &appsv1.StatefulSet{}, Map: m.StatefulSet},
@@ -71,21 +79,39 @@ func updates[T client.Object](changed func(old, new T) bool) predicate.Predicate
 
 // UpgradeChanged reports whether an update of an ApplicationUpgrade from o
 // to n changes an input of appupgrade.Decide: the generation (spec;
-// deletion bumps it too), labels, annotations (the conversion annotation),
-// owner references, deletion, or the decision state kept in status — the
-// phase, observedGeneration and each component's name, phase,
+// deletion bumps it too), deletion, or the decision state kept in status —
+// the phase, observedGeneration and each component's name, phase,
 // writtenGeneration and refusedWrites. A status write that changes only
 // messages, conditions, images shown or times would produce the same plan
 // from the same observations, so it is not reconciled again; the
-// observations themselves change through the workload watches.
+// observations themselves change through the workload watches. Labels,
+// annotations and owner references are read by no reconcile (the
+// conversion annotation never reaches the stored v1beta1 object through
+// v1alpha1, and the controller ignores it on v1beta1), so a metadata-only
+// edit does not wake it either.
 func UpgradeChanged(o, n *v1beta1.ApplicationUpgrade) bool {
-	if o.Generation != n.Generation || metaChanged(&o.ObjectMeta, &n.ObjectMeta) ||
+	if o.Generation != n.Generation || deletionChanged(&o.ObjectMeta, &n.ObjectMeta) ||
 		o.Status.Phase != n.Status.Phase || o.Status.ObservedGeneration != n.Status.ObservedGeneration {
 		return true
 	}
 	return !slices.EqualFunc(o.Status.Components, n.Status.Components, func(a, b v1beta1.ComponentStatus) bool {
 		return a.Name == b.Name && a.Phase == b.Phase && a.WrittenGeneration == b.WrittenGeneration && a.RefusedWrites == b.RefusedWrites
 	})
+}
+
+// UpgradeStateChanged reports whether an update of an ApplicationUpgrade
+// from o to n changes more than its metadata: its generation (spec),
+// deletion or status. The watch that wakes the other upgrades of the same
+// workloads (Mapper.Upgrade) passes these: a held upgrade is released by
+// the holder's status or spec, never by its labels or annotations.
+func UpgradeStateChanged(o, n *v1beta1.ApplicationUpgrade) bool {
+	return o.Generation != n.Generation || deletionChanged(&o.ObjectMeta, &n.ObjectMeta) ||
+		!equality.Semantic.DeepEqual(o.Status, n.Status)
+}
+
+// deletionChanged reports whether o and n differ in being deleted.
+func deletionChanged(o, n *metav1.ObjectMeta) bool {
+	return (o.DeletionTimestamp == nil) != (n.DeletionTimestamp == nil)
 }
 
 // ReplicaSetChanged reports whether an update of a ReplicaSet from o to n

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/lunadas/upgrade-operator/operator/api/upgrades/v1beta1"
@@ -170,7 +171,6 @@ func TestUpgradePredicate(t *testing.T) {
 	assert.False(t, UpgradeChanged(o, msg), "a message-only status write is the reconciler's own echo")
 	for name, change := range map[string]func(*v1beta1.ApplicationUpgrade){
 		"generation":      func(u *v1beta1.ApplicationUpgrade) { u.Generation = 2 },
-		"annotation":      func(u *v1beta1.ApplicationUpgrade) { u.Annotations = map[string]string{"a": "b"} },
 		"phase":           func(u *v1beta1.ApplicationUpgrade) { u.Status.Phase = v1beta1.PhaseCompleted },
 		"observed":        func(u *v1beta1.ApplicationUpgrade) { u.Status.ObservedGeneration = 2 },
 		"component phase": func(u *v1beta1.ApplicationUpgrade) { u.Status.Components[0].Phase = v1beta1.ComponentRolled },
@@ -189,4 +189,58 @@ func TestUpgradePredicate(t *testing.T) {
 	assert.True(t, ws[0].Predicate.Create(event.CreateEvent{Object: o}), "creates always pass")
 	assert.True(t, ws[0].Predicate.Delete(event.DeleteEvent{Object: o}), "deletes always pass")
 	assert.False(t, ws[0].Predicate.Update(event.UpdateEvent{ObjectOld: o, ObjectNew: msg}))
+	assert.True(t, passes(ws[1], o, msg), "the holder's status writes still wake the upgrades it holds")
+}
+
+// TestUpgradeMetadataEditsWakeNothing: a tenant allowed to update
+// ApplicationUpgrades but not to patch any workload annotated an upgrade of
+// 32 components in a loop, and every annotation cost the operator a
+// reconcile of ~33 API requests (the impersonated reads are uncached),
+// also waking every other upgrade of the same workloads (tenant trial,
+// 2026-12-03). No reconcile reads an upgrade's labels, annotations or owner
+// references: neither watch of ApplicationUpgrades passes an update that
+// changes only those; generation, deletion and status still pass.
+func TestUpgradeMetadataEditsWakeNothing(t *testing.T) {
+	o := &v1beta1.ApplicationUpgrade{ObjectMeta: metav1.ObjectMeta{Name: "u", Namespace: "tenant-a", Generation: 1, ResourceVersion: "7"},
+		Status: v1beta1.ApplicationUpgradeStatus{Phase: v1beta1.PhaseProgressing, ObservedGeneration: 1,
+			Components: []v1beta1.ComponentStatus{{Name: "worker", Phase: v1beta1.ComponentRollingOut, WrittenGeneration: 2}}}}
+	ws := Mapper{}.Watches()
+	wake := func(w int, n *v1beta1.ApplicationUpgrade) bool { return passes(ws[w], o, n) }
+	for name, change := range map[string]func(*v1beta1.ApplicationUpgrade){
+		"annotation": func(u *v1beta1.ApplicationUpgrade) { u.Annotations = map[string]string{"poke": "1"} },
+		"label":      func(u *v1beta1.ApplicationUpgrade) { u.Labels = map[string]string{"team": "a"} },
+		"owner reference": func(u *v1beta1.ApplicationUpgrade) {
+			u.OwnerReferences = []metav1.OwnerReference{{Kind: "ConfigMap", Name: "x"}}
+		},
+		"managed fields": func(u *v1beta1.ApplicationUpgrade) {
+			u.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
+		},
+		"conversion-data": func(u *v1beta1.ApplicationUpgrade) {
+			u.Annotations = map[string]string{"upgrades.lunadas.dev/conversion-data": "{}"}
+		},
+		"resourceVersion":    func(u *v1beta1.ApplicationUpgrade) { u.ResourceVersion = "8" },
+		"resync (no change)": func(*v1beta1.ApplicationUpgrade) {},
+	} {
+		n := o.DeepCopy()
+		change(n)
+		n.ResourceVersion = "9"
+		assert.False(t, wake(0, n), "a %s edit must not reconcile the upgrade", name)
+		assert.False(t, wake(1, n), "a %s edit must not reconcile the other upgrades of its workloads", name)
+	}
+	for name, change := range map[string]func(*v1beta1.ApplicationUpgrade){
+		"generation":     func(u *v1beta1.ApplicationUpgrade) { u.Generation = 2 },
+		"deletion":       func(u *v1beta1.ApplicationUpgrade) { u.DeletionTimestamp = ptr.To(metav1.Now()) },
+		"phase":          func(u *v1beta1.ApplicationUpgrade) { u.Status.Phase = v1beta1.PhaseCompleted },
+		"status message": func(u *v1beta1.ApplicationUpgrade) { u.Status.Message = "other" },
+	} {
+		n := o.DeepCopy()
+		change(n)
+		assert.True(t, wake(1, n), "a %s change must wake the other upgrades of its workloads", name)
+	}
+}
+
+// passes reports whether watch w passes the update from o to n (a watch
+// without a predicate passes every event).
+func passes(w Watch, o, n client.Object) bool {
+	return w.Predicate == nil || w.Predicate.Update(event.UpdateEvent{ObjectOld: o, ObjectNew: n})
 }
