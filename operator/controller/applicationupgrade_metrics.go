@@ -28,10 +28,14 @@ var (
 		// 1 ms … ~65 s
 		Buckets: prometheus.ExponentialBuckets(0.001, 2, 17),
 	})
+	// Labelled by the workload's kind, a bounded set: not by component
+	// name, which whoever creates an upgrade chooses (one series per name
+	// ever written, kept for the process's life, and readable by anyone
+	// who can scrape the endpoint).
 	imageWrites = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "upgrade_operator_applicationupgrade_image_writes_total",
-		Help: "Image writes to Deployments, by component name (spec.components[].name).",
-	}, []string{"component"})
+		Help: "Image writes to workloads, by workload kind (Deployment, StatefulSet, DaemonSet).",
+	}, []string{"kind"})
 )
 
 var phases = &phaseCollector{desc: prometheus.NewDesc("upgrade_operator_applicationupgrades",
@@ -116,10 +120,11 @@ func (r *ApplicationUpgradeReconciler) markReady(u *v1beta1.ApplicationUpgrade, 
 	}
 }
 
-// observeWrite counts an image write of component and, when its
-// dependencies were seen rolled out by this process, the handoff.
-func (r *ApplicationUpgradeReconciler) observeWrite(u *v1beta1.ApplicationUpgrade, component string) {
-	imageWrites.WithLabelValues(component).Inc()
+// observeWrite counts an image write to a workload of kind and, when
+// component's dependencies were seen rolled out by this process, the
+// handoff.
+func (r *ApplicationUpgradeReconciler) observeWrite(u *v1beta1.ApplicationUpgrade, component string, kind v1beta1.WorkloadKind) {
+	imageWrites.WithLabelValues(string(kind)).Inc()
 	if at, ok := readyMarks.LoadAndDelete(string(u.UID) + "/" + component); ok {
 		handoff.Observe(r.now().Sub(at.(time.Time)).Seconds())
 	}

@@ -15,7 +15,6 @@ import (
 )
 
 func TestMetricsDuringAnUpgrade(t *testing.T) {
-	writesBefore := testutil.ToFloat64(imageWrites.WithLabelValues("api"))
 	handoffsBefore := handoffCount(t)
 	w := newWorld(t, deployment("job-worker", "worker", "w:v1"), deployment("job-api", "api", "a:v1"), upgrade("upgrade-v2"))
 	w.rollOut("job-worker", "")
@@ -25,10 +24,11 @@ func TestMetricsDuringAnUpgrade(t *testing.T) {
 	}
 	w.rollOut("job-worker", "")
 	sumBefore := handoffSum(t)
+	writesBefore := testutil.ToFloat64(imageWrites.WithLabelValues("Deployment"))
 	require.Equal(t, v1.PhaseUpgradingAPI, w.reconcile("upgrade-v2"))
 	w.r.Clock.(*clocktesting.FakeClock).Step(250 * time.Millisecond)
 	require.Equal(t, v1.PhaseWaitingForAPI, w.reconcile("upgrade-v2"))
-	assert.Equal(t, writesBefore+1, testutil.ToFloat64(imageWrites.WithLabelValues("api")))
+	assert.Equal(t, writesBefore+1, testutil.ToFloat64(imageWrites.WithLabelValues("Deployment")))
 	assert.Equal(t, handoffsBefore+1, handoffCount(t), "one handoff observation per dependent's write")
 	assert.InDelta(t, 0.25, handoffSum(t)-sumBefore, 1e-9, "from the pass that saw the worker rolled to the API write, on the reconciler's clock")
 

@@ -74,7 +74,7 @@ func (r *ApplicationUpgradeReconciler) writeImage(ctx context.Context, g appupgr
 	}
 	log.FromContext(ctx).Info("image written", "component", w.Component, strings.ToLower(string(w.Workload.Kind)), w.Workload.NamespacedName().String(),
 		"image", appupgrade.SafeText(w.Image, 300), "workloadResourceVersion", rvOf(meta()), "sent", sent.UTC().Format(time.RFC3339Nano))
-	r.observeWrite(g.Upgrade, w.Component)
+	r.observeWrite(g.Upgrade, w.Component, w.Workload.Kind)
 	r.eventRelated(g.Upgrade, obj, corev1.EventTypeNormal, writeReason(g, w.Component),
 		fmt.Sprintf("Set %s image to %s on %s", w.Component, w.Image, w.Workload))
 	return genOf(meta()), nil

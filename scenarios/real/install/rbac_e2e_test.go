@@ -214,7 +214,7 @@ func TestRBACServiceAccountCompletesDemo(t *testing.T) {
 	m := scrape(t, "http://"+metricsAddr+"/metrics")
 	assert.Equal(t, float64(completed), m[handoffCount], "one handoff observation per completed upgrade")
 	assert.Equal(t, float64(completed), m[`upgrade_operator_applicationupgrades{phase="Completed"}`])
-	assert.Equal(t, 1.0, m[`upgrade_operator_applicationupgrade_image_writes_total{component="api"}`])
+	assert.Equal(t, 2.0, m[`upgrade_operator_applicationupgrade_image_writes_total{kind="Deployment"}`], "the worker's and the API's")
 	t.Logf("handoff: count %v, sum %.3fs", m[handoffCount], m["upgrade_operator_applicationupgrade_handoff_seconds_sum"])
 
 	var reasons []string
