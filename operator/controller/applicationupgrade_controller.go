@@ -172,6 +172,13 @@ func (r *ApplicationUpgradeReconciler) reconcilePass(ctx context.Context, req ct
 		return ctrl.Result{RequeueAfter: LeaseRetry}, false, nil
 	}
 	if err := r.patchStatus(ctx, &u, g, plan, res.written, res.refused); err != nil {
+		if res.err == nil && deletedMeanwhile(err, &u) {
+			// Deleted during the pass: its deletion's watch event ends
+			// the upgrade's state here (the next pass finds it gone);
+			// nothing to retry, and no "Reconciler error".
+			log.FromContext(ctx).V(1).Info("applicationupgrade deleted during the pass; status not written", "error", err.Error())
+			return ctrl.Result{}, false, nil
+		}
 		if res.err == nil {
 			backoff = r.writeHolds().failed(req.NamespacedName, u.Generation, r.now())
 		}
@@ -196,6 +203,19 @@ func (r *ApplicationUpgradeReconciler) reconcilePass(ctx context.Context, req ct
 	}
 	r0, err := quietOnConflict(ctx, res.err, backoff)
 	return r0, false, err
+}
+
+// deletedMeanwhile reports whether err, a status patch's, is the API
+// server's 404 for u itself: the object was deleted since it was read
+// (its details name it). A 404 without those details, such as a CRD
+// served without the status subresource, is not.
+func deletedMeanwhile(err error, u *v1beta1.ApplicationUpgrade) bool {
+	var st apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &st) {
+		return false
+	}
+	d := st.Status().Details
+	return d != nil && d.Name == u.Name
 }
 
 // LeaseRetry is when a pass stopped by LeaseHeld is tried again (leader.Retry).

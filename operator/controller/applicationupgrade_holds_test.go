@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -86,4 +87,31 @@ func TestAFailedWriteWaitsItsBackOffWhateverWakesIt(t *testing.T) {
 	assert.Equal(t, "registry.example.com/job-worker:v2.0.0", d.Spec.Template.Spec.Containers[0].Image)
 	_, held := w.r.state.holds.m[req.NamespacedName]
 	assert.False(t, held, "success drops the hold")
+}
+
+// An upgrade deleted during a pass: its status patch's 404 ends the pass
+// quietly (no error for controller-runtime to log as "Reconciler error"
+// and retry); a 404 that does not name the upgrade (a CRD served without
+// the status subresource) is still an error.
+func TestAnUpgradeDeletedDuringAPassEndsItQuietly(t *testing.T) {
+	w := newWorld(t, deployment("job-worker", "worker", "registry.example.com/job-worker:v1.0.0"),
+		deployment("job-api", "api", "registry.example.com/job-api:v1.0.0"), upgrade("upgrade-v2"))
+	req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: ns, Name: "upgrade-v2"}}
+	gr := schema.GroupResource{Group: "upgrades.lunadas.dev", Resource: "applicationupgrades"}
+	var answer error
+	w.r.Client = interceptor.NewClient(w.c.(client.WithWatch), interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			return answer
+		},
+	})
+	answer = apierrors.NewNotFound(gr, "upgrade-v2")
+	res, err := w.r.Reconcile(context.Background(), req)
+	require.NoError(t, err)
+	assert.True(t, res.IsZero(), "nothing to retry: %+v", res)
+
+	answer = &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 404, Reason: metav1.StatusReasonNotFound,
+		Message: "the server could not find the requested resource"}}
+	_, err = w.r.Reconcile(context.Background(), req)
+	require.Error(t, err, "a 404 that does not name the upgrade is a fault")
+	assert.Contains(t, err.Error(), "patch status of applicationupgrade")
 }
