@@ -20,7 +20,9 @@ type DeploymentReference struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	Name string `json:"name"`
 
-	// Namespace of the Deployment; empty means the ApplicationUpgrade's own namespace.
+	// Namespace of the Deployment; empty means the ApplicationUpgrade's own
+	// namespace. Another namespace is refused unless the operator runs with
+	// --allow-cross-namespace-refs (then the author's rights there are checked).
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
@@ -63,7 +65,9 @@ type WorkloadReference struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	Name string `json:"name"`
 
-	// Namespace of the workload; empty means the ApplicationUpgrade's own namespace.
+	// Namespace of the workload; empty means the ApplicationUpgrade's own
+	// namespace. Another namespace is refused unless the operator runs with
+	// --allow-cross-namespace-refs (then the author's rights there are checked).
 	// +optional
 	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
@@ -74,7 +78,10 @@ type WorkloadReference struct {
 // StatefulSet or DaemonSet), the image it should run, and the components
 // that must be fully rolled out (every old pod gone) before its image is
 // written. Exactly one of deploymentRef and workloadRef names the workload;
-// which one, and what it names, cannot change once created.
+// which one, and what it names, cannot change once created. (The rule
+// holds per component name: replacing a component by one of another name
+// that names another workload is a new component, and the author's right
+// to patch that workload is checked again.)
 // +kubebuilder:validation:XValidation:rule="!has(self.dependsOn) || !(self.name in self.dependsOn)",message="a component must not depend on itself: remove its own name from dependsOn"
 // +kubebuilder:validation:XValidation:rule="has(self.deploymentRef) != has(self.workloadRef)",message="a component names its workload with exactly one of deploymentRef (a Deployment) and workloadRef (kind Deployment, StatefulSet or DaemonSet): set one and remove the other"
 // +kubebuilder:validation:XValidation:rule="has(self.deploymentRef) == has(oldSelf.deploymentRef) && has(self.workloadRef) == has(oldSelf.workloadRef)",message="a component's workload reference is immutable: it cannot move between deploymentRef and workloadRef once created; delete this ApplicationUpgrade and create a new one"
