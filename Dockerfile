@@ -13,6 +13,7 @@ WORKDIR /src
 # Modules first, so a source change does not download them again.
 COPY go.mod go.sum ./
 RUN go mod download
+COPY internal/ internal/
 COPY operator/ operator/
 COPY cmd/upgrade-operator/ cmd/upgrade-operator/
 # Static (no cgo), reproducible paths, no symbol table.
