@@ -25,6 +25,12 @@ import (
 // annotation or use v1beta1. Pure; the admission webhook and the
 // simulator's admission call it for requests whose version is v1alpha1.
 func AlphaWriteError(old, u *v1beta1.ApplicationUpgrade) error {
+	if _, kept := u.Annotations[ConversionDataAnnotation]; kept {
+		// ConvertTo consumes every record ConvertFrom wrote; one left is
+		// not such a record.
+		return fmt.Errorf("applicationupgrade %s/%s: the %s annotation is not a conversion record this operator wrote (not a JSON object of its spec and status alone): remove it, or write the graph with upgrades.lunadas.dev/v1beta1",
+			u.Namespace, u.Name, ConversionDataAnnotation)
+	}
 	view := specFromHub(u.Spec)
 	if old == nil {
 		if want := specToHub(view); !equality.Semantic.DeepEqual(want, u.Spec) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
@@ -48,12 +49,19 @@ func (src *ApplicationUpgrade) ConvertTo(dstRaw conversion.Hub) error {
 	dst.Status = statusToHub(src.Status)
 	data, hasData := dst.Annotations[ConversionDataAnnotation]
 	if hasData {
+		saved, ok := readConversionData(data)
+		if !ok {
+			// Not a record ConvertFrom wrote (not JSON, or unknown
+			// fields): kept on the object, so admission refuses the
+			// v1alpha1 write that carries it (AlphaWriteError) rather
+			// than it being dropped unseen.
+			return nil
+		}
 		delete(dst.Annotations, ConversionDataAnnotation)
 		if len(dst.Annotations) == 0 {
 			dst.Annotations = nil
 		}
-		var saved conversionData
-		if err := json.Unmarshal([]byte(data), &saved); err == nil {
+		{
 			// Merge what v1alpha1 changed into the saved graph.
 			if equality.Semantic.DeepEqual(specFromHub(saved.Spec), src.Spec) {
 				dst.Spec = saved.Spec
@@ -68,6 +76,19 @@ func (src *ApplicationUpgrade) ConvertTo(dstRaw conversion.Hub) error {
 		}
 	}
 	return nil
+}
+
+// readConversionData decodes ConversionDataAnnotation strictly: ok only
+// for one JSON object of conversionData's fields alone (every field
+// known), as ConvertFrom writes it.
+func readConversionData(data string) (conversionData, bool) {
+	var saved conversionData
+	dec := json.NewDecoder(strings.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&saved); err != nil || dec.More() {
+		return conversionData{}, false
+	}
+	return saved, true
 }
 
 // ConvertFrom converts the v1beta1 hub to this v1alpha1 upgrade. A graph

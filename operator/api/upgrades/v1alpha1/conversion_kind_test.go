@@ -77,3 +77,31 @@ func TestV1alpha1StatusNamesDeployments(t *testing.T) {
 	}
 	assert.Equal(t, "2 Deployment", hub.Status.Workloads)
 }
+
+// TestAnUnreadableConversionAnnotationIsRefusedNotDropped: a v1alpha1
+// write carrying a conversion annotation ConvertFrom did not write (not
+// JSON, or JSON of another shape) keeps it through ConvertTo, and
+// admission refuses the write, on a create and on an update alike; a
+// record ConvertFrom wrote is still consumed.
+func TestAnUnreadableConversionAnnotationIsRefusedNotDropped(t *testing.T) {
+	old := statefulGraph()
+	for _, bad := range []string{"not json at all", `{"components":[{"name":"evil"}]}`, `{"spec":{"components":[]},"status":{},"extra":1}`, `{"spec":{}} {"spec":{}}`} {
+		var spoke ApplicationUpgrade
+		require.NoError(t, spoke.ConvertFrom(old))
+		spoke.Annotations[ConversionDataAnnotation] = bad
+		var u v1beta1.ApplicationUpgrade
+		require.NoError(t, viaJSON(t, &spoke).ConvertTo(&u), bad)
+		assert.Equal(t, bad, u.Annotations[ConversionDataAnnotation], "kept for admission: %s", bad)
+		for _, prev := range []*v1beta1.ApplicationUpgrade{nil, old} {
+			err := AlphaWriteError(prev, &u)
+			require.Error(t, err, bad)
+			assert.Contains(t, err.Error(), "is not a conversion record this operator wrote", bad)
+		}
+	}
+	var spoke ApplicationUpgrade
+	require.NoError(t, spoke.ConvertFrom(old))
+	var u v1beta1.ApplicationUpgrade
+	require.NoError(t, viaJSON(t, &spoke).ConvertTo(&u))
+	assert.NotContains(t, u.Annotations, ConversionDataAnnotation)
+	assert.NoError(t, AlphaWriteError(old, &u))
+}
