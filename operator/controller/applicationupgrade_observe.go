@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -138,23 +139,42 @@ func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Dep
 	// client.InNamespace, client.MatchingLabelsSelector and
 	// client.UnsafeDisableDeepCopy as one option, built once for both lists.
 	listOpts := &client.ListOptions{Namespace: d.Namespace, LabelSelector: sel, UnsafeDisableDeepCopy: &unsafeDisableDeepCopy}
-	var rss appsv1.ReplicaSetList
-	if err := r.Client.List(ctx, &rss, listOpts); err != nil {
+	assess := r.AssessFunc
+	lists := &assessLists{}
+	if assess == nil {
+		// rollout.Assess keeps nothing of the lists: they are reused.
+		assess = rollout.Assess
+		lists = assessListPool.Get().(*assessLists)
+		defer assessListPool.Put(lists)
+		lists.rss.Items, lists.pods.Items = lists.rss.Items[:0], lists.pods.Items[:0]
+	}
+	rss, pods := &lists.rss, &lists.pods
+	if err := r.Client.List(ctx, rss, listOpts); err != nil {
 		return rollout.Verdict{}, fmt.Errorf("list replicasets of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
-	var pods corev1.PodList
-	if err := r.Client.List(ctx, &pods, listOpts); err != nil {
+	if err := r.Client.List(ctx, pods, listOpts); err != nil {
 		return rollout.Verdict{}, fmt.Errorf("list pods of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	slices.SortFunc(pods.Items, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
-	assess := r.AssessFunc
-	if assess == nil {
-		assess = rollout.Assess
-	}
 	opts := r.AssessOptions
 	opts.Now = r.now()
 	return assess(d, rss.Items, pods.Items, opts), nil
 }
+
+// assessLists are the two lists assess fills. With rollout.Assess (which
+// keeps no reference into them) they come from assessListPool and go back
+// to it, their Items emptied but kept: a reader that fills an empty Items
+// with room in place, as append does, then allocates no new items array
+// per reconcile (the simulator's client does; controller-runtime's cache
+// reader makes a new slice, meta.SetList, so this changes nothing there).
+// The items are shallow copies of the cache's objects: overwriting them
+// changes nothing the cache holds.
+type assessLists struct {
+	rss  appsv1.ReplicaSetList
+	pods corev1.PodList
+}
+
+var assessListPool = sync.Pool{New: func() any { return new(assessLists) }}
 
 // unsafeDisableDeepCopy is the value of client.UnsafeDisableDeepCopy.
 var unsafeDisableDeepCopy = true // read only: its address is in list options
