@@ -187,22 +187,26 @@ var unsafeDisableDeepCopy = true // read only: its address is in list options
 // lists hold the cache's objects (client.UnsafeDisableDeepCopy, read only;
 // only names and times are read).
 func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1.ApplicationUpgrade) (string, string, error) {
-	var holder *v1beta1.ApplicationUpgrade
+	// holder is a shallow copy: the list's items are overwritten by the
+	// next key's list.
+	var holder v1beta1.ApplicationUpgrade
 	var claimed string
+	list := getUpgradeList()
+	defer upgradeListPool.Put(list)
 	for _, key := range deploymentRefs(u) {
-		var list v1beta1.ApplicationUpgradeList
-		if err := r.Client.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+		list.Items = list.Items[:0]
+		if err := r.Client.List(ctx, list, client.MatchingFields{DeploymentRefIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
 			return "", "", fmt.Errorf("list upgrades referencing %s: %w", describeKey(key), err)
 		}
 		for i := range list.Items {
 			other := &list.Items[i]
 			if other.UID != u.UID && !other.Status.Phase.Terminal() && other.DeletionTimestamp == nil && older(other, u) &&
-				(holder == nil || older(other, holder)) {
-				holder, claimed = other, key
+				(claimed == "" || older(other, &holder)) {
+				holder, claimed = *other, key
 			}
 		}
 	}
-	if holder == nil {
+	if claimed == "" {
 		return "", "", nil
 	}
 	if holder.Namespace != u.Namespace {
@@ -216,9 +220,11 @@ func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1
 // supersededBy reports whether an upgrade newer than u references one of
 // u's Deployments (lists of the cache's objects, read only, as claimedBy).
 func (r *ApplicationUpgradeReconciler) supersededBy(ctx context.Context, u *v1beta1.ApplicationUpgrade) (bool, error) {
+	list := getUpgradeList()
+	defer upgradeListPool.Put(list)
 	for _, key := range deploymentRefs(u) {
-		var list v1beta1.ApplicationUpgradeList
-		if err := r.Client.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+		list.Items = list.Items[:0]
+		if err := r.Client.List(ctx, list, client.MatchingFields{DeploymentRefIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
 			return false, fmt.Errorf("list upgrades referencing %s: %w", describeKey(key), err)
 		}
 		for i := range list.Items {
