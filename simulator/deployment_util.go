@@ -104,14 +104,16 @@ func maxRevision(rss []*appsv1.ReplicaSet) int64 {
 
 // setDeploymentRevision records the new ReplicaSet's revision on the
 // Deployment, reporting whether it changed.
+// The map is copied before the write: d may be read shared
+// (syncDeployment), its annotations the stored object's.
 func setDeploymentRevision(d *appsv1.Deployment, rev string) bool {
-	if d.Annotations == nil {
-		d.Annotations = map[string]string{}
-	}
 	if d.Annotations[RevisionAnnotation] == rev {
 		return false
 	}
-	d.Annotations[RevisionAnnotation] = rev
+	a := make(map[string]string, len(d.Annotations)+1)
+	maps.Copy(a, d.Annotations)
+	a[RevisionAnnotation] = rev
+	d.Annotations = a
 	return true
 }
 
