@@ -101,7 +101,9 @@ func (rsc *replicaSetController) updateStatus(ctx context.Context, rs *appsv1.Re
 	st.ObservedGeneration = rs.Generation
 	for attempt := 0; ; attempt++ {
 		rs.Status = st
-		err := rsc.c.Status().Update(ctx, rs)
+		// The answer is only read (Reconcile's minReadySeconds check):
+		// shared, not copied.
+		err := rsc.c.updateStatusSharedAnswer(rs)
 		if err == nil || attempt >= 1 || !apierrors.IsConflict(err) {
 			if err != nil {
 				return nil, fmt.Errorf("update status of replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
