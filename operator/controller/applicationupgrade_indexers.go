@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -62,7 +63,7 @@ func (m Mapper) upgradesFor(ctx context.Context, namespace, name string) []recon
 func (m Mapper) upgradesOf(ctx context.Context, key string) []reconcile.Request {
 	list := getUpgradeList()
 	defer upgradeListPool.Put(list)
-	if err := m.Reader.List(ctx, list, client.MatchingFields{DeploymentRefIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+	if err := m.Reader.List(ctx, list, refListOptions(key)); err != nil {
 		return nil
 	}
 	reqs := make([]reconcile.Request, 0, len(list.Items))
@@ -183,4 +184,13 @@ func getUpgradeList() *v1beta1.ApplicationUpgradeList {
 	l := upgradeListPool.Get().(*v1beta1.ApplicationUpgradeList)
 	l.Items = l.Items[:0]
 	return l
+}
+
+// refListOptions lists the upgrades referencing the workload of index key
+// key, read shared: client.MatchingFields{DeploymentRefIndex: key} and
+// client.UnsafeDisableDeepCopy as one option, the field selector built as
+// MatchingFields builds a one-entry one (fields.Set.AsSelector returns the
+// single term fields.OneTermEqualSelector makes) without its map.
+func refListOptions(key string) *client.ListOptions {
+	return &client.ListOptions{FieldSelector: fields.OneTermEqualSelector(DeploymentRefIndex, key), UnsafeDisableDeepCopy: &unsafeDisableDeepCopy}
 }

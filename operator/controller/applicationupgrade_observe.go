@@ -195,7 +195,7 @@ func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1
 	defer upgradeListPool.Put(list)
 	for _, key := range deploymentRefs(u) {
 		list.Items = list.Items[:0]
-		if err := r.Client.List(ctx, list, client.MatchingFields{DeploymentRefIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+		if err := r.Client.List(ctx, list, refListOptions(key)); err != nil {
 			return "", "", fmt.Errorf("list upgrades referencing %s: %w", describeKey(key), err)
 		}
 		for i := range list.Items {
@@ -224,7 +224,7 @@ func (r *ApplicationUpgradeReconciler) supersededBy(ctx context.Context, u *v1be
 	defer upgradeListPool.Put(list)
 	for _, key := range deploymentRefs(u) {
 		list.Items = list.Items[:0]
-		if err := r.Client.List(ctx, list, client.MatchingFields{DeploymentRefIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+		if err := r.Client.List(ctx, list, refListOptions(key)); err != nil {
 			return false, fmt.Errorf("list upgrades referencing %s: %w", describeKey(key), err)
 		}
 		for i := range list.Items {
