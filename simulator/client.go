@@ -268,12 +268,13 @@ func setItems(list client.ObjectList, objs []client.Object, deepCopy bool) bool 
 			return false
 		}
 	}
-	var items reflect.Value
-	if cur := lv.Elem().Field(f.index); cur.Len() == 0 && cur.Cap() >= len(objs) && !cur.IsNil() {
+	items := lv.Elem().Field(f.index)
+	inPlace := items.Len() == 0 && items.Cap() >= len(objs) && !items.IsNil()
+	if inPlace {
 		// An empty Items with room, as a caller that reuses its list
 		// leaves it (list.Items = list.Items[:0]): filled in place, as
 		// append would fill it.
-		items = cur.Slice(0, len(objs))
+		items.SetLen(len(objs))
 	} else {
 		items = reflect.MakeSlice(reflect.SliceOf(f.elem), len(objs), len(objs))
 	}
@@ -283,7 +284,9 @@ func setItems(list client.ObjectList, objs []client.Object, deepCopy bool) bool 
 		}
 		items.Index(i).Set(reflect.ValueOf(o).Elem())
 	}
-	lv.Elem().Field(f.index).Set(items)
+	if !inPlace {
+		lv.Elem().Field(f.index).Set(items)
+	}
 	return true
 }
 
