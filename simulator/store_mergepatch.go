@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -52,9 +53,9 @@ type rawMember struct {
 // rawObject splits a JSON object into its members, in order, the values
 // sharing data's bytes. data must be valid JSON (mergePatchTyped checks
 // the whole patch once). ok is false when data is not an object, or a key
-// has an escape sequence or repeats — what encoding/json's decoding of
-// the object into a map would resolve (unescaping, the last value
-// winning): the caller then takes the JSON path.
+// has an escape sequence, is not UTF-8 or repeats — what encoding/json's
+// decoding of the object into a map would resolve (unescaping, U+FFFD for
+// bad bytes, the last value winning): the caller then takes the JSON path.
 func rawObject(data []byte) ([]rawMember, bool) {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
@@ -77,6 +78,9 @@ func rawObject(data []byte) ([]rawMember, bool) {
 			return nil, false
 		}
 		key := data[i+1 : end]
+		if !utf8.Valid(key) {
+			return nil, false // encoding/json would decode it with U+FFFD
+		}
 		for _, m := range out {
 			if string(m.key) == string(key) {
 				return nil, false

@@ -46,7 +46,7 @@ func TestRawObjectSplitsAsEncodingJSON(t *testing.T) {
 			}
 		}
 	}
-	for _, d := range []string{`{"a":1,"a":2}`, `{"\u0061":1}`, `{"a\"b":1}`, `[1]`, `"x"`, `null`, `1`} {
+	for _, d := range []string{`{"a":1,"a":2}`, `{"\u0061":1}`, `{"a\"b":1}`, "{\"a\xffb\":1}", `[1]`, `"x"`, `null`, `1`} {
 		if _, ok := rawObject([]byte(d)); ok {
 			t.Errorf("%s: split, want refused (left to encoding/json)", d)
 		}
