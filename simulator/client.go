@@ -239,7 +239,11 @@ type itemsField struct {
 // meta.SetList does, without looking the field up and checking each item
 // by reflection every time. It returns false, setting nothing, for a list
 // it does not handle (no Items slice of structs, an object of another
-// type), which meta.SetList then fills.
+// type), which meta.SetList then fills. An Items that is empty but has
+// room (a caller reusing its list: list.Items = list.Items[:0]) is filled
+// in place, as append would fill it; meta.SetList makes a new slice, which
+// only a caller still holding the old one's elements could tell apart —
+// the same contract as append's.
 func setItems(list client.ObjectList, objs []client.Object, deepCopy bool) bool {
 	lv := reflect.ValueOf(list)
 	if lv.Kind() != reflect.Pointer || lv.IsNil() || lv.Elem().Kind() != reflect.Struct {
@@ -264,14 +268,25 @@ func setItems(list client.ObjectList, objs []client.Object, deepCopy bool) bool 
 			return false
 		}
 	}
-	items := reflect.MakeSlice(reflect.SliceOf(f.elem), len(objs), len(objs))
+	items := lv.Elem().Field(f.index)
+	inPlace := items.Len() == 0 && items.Cap() >= len(objs) && !items.IsNil()
+	if inPlace {
+		// An empty Items with room, as a caller that reuses its list
+		// leaves it (list.Items = list.Items[:0]): filled in place, as
+		// append would fill it.
+		items.SetLen(len(objs))
+	} else {
+		items = reflect.MakeSlice(reflect.SliceOf(f.elem), len(objs), len(objs))
+	}
 	for i, o := range objs {
 		if deepCopy {
 			o = o.DeepCopyObject().(client.Object)
 		}
 		items.Index(i).Set(reflect.ValueOf(o).Elem())
 	}
-	lv.Elem().Field(f.index).Set(items)
+	if !inPlace {
+		lv.Elem().Field(f.index).Set(items)
+	}
 	return true
 }
 

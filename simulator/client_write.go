@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -70,6 +71,32 @@ func (c *simClient) updateStatusDropAnswer(obj client.Object) error {
 	}
 	_, err = c.s.store.update(gvk, in, c.manager(""), true, false)
 	return result(after, err)
+}
+
+// updateStatusSharedAnswer is Status().Update for a model that only reads
+// the answer: the same request, and obj becomes a shallow copy of the
+// object the store answers with, shared and read-only as a Get with
+// client.UnsafeDisableDeepCopy is (checked with CheckSharedReads), instead
+// of a deep copy. A caller that changes it afterwards must copy first.
+func (c *simClient) updateStatusSharedAnswer(obj client.Object) error {
+	gvk, in, err := c.prepare(obj)
+	if err != nil {
+		return err
+	}
+	after, err := c.admitWrite("update", gvk, obj.GetNamespace(), obj.GetName(), subName(true))
+	if err != nil {
+		return err
+	}
+	out, err := c.s.store.update(gvk, in, c.manager(""), true, false)
+	if err != nil {
+		return result(after, err)
+	}
+	if dv, sv := reflect.ValueOf(obj), reflect.ValueOf(out); dv.Type() == sv.Type() {
+		c.s.shared.handOut(c.name, out)
+		dv.Elem().Set(sv.Elem())
+		return result(after, nil)
+	}
+	return result(after, assign(obj, out))
 }
 
 func (c *simClient) Patch(_ context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {

@@ -83,8 +83,9 @@ type Controller struct {
 	// writes counts the API writes of the reconcile running now.
 	writes   int
 	delivery func(WatchEvent) (time.Duration, bool)
-	// watchWhat names a watch event's delivery to this controller in the event heap.
-	watchWhat string
+	// watchWhat names a watch event's delivery to this controller in the
+	// event heap, kickWhat its worker's turn (made once, not per event).
+	watchWhat, kickWhat string
 }
 
 // AddController registers a reconciler fed by the given watches and starts
@@ -92,7 +93,7 @@ type Controller struct {
 // is enqueued through its Map (an informer's initial list). It panics if a
 // watched kind is not in the scheme.
 func (s *Sim) AddController(name string, r reconcile.Reconciler, watches ...Watch) *Controller {
-	c := &Controller{s: s, name: name, r: r, watchWhat: "watch event to " + name}
+	c := &Controller{s: s, name: name, r: r, watchWhat: "watch event to " + name, kickWhat: "reconcile by " + name}
 	for _, w := range watches {
 		gvk, err := s.store.gvkFor(w.Object)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -40,8 +41,15 @@ func (dc *deploymentController) Reconcile(ctx context.Context, req reconcile.Req
 }
 
 func (dc *deploymentController) syncDeployment(ctx context.Context, key types.NamespacedName) error {
+	// Read shared, as syncDeployment reads dLister.Deployments(ns).Get: a
+	// shallow copy of the stored object. Upstream then takes
+	// deployment.DeepCopy(); the model copies only what it changes in
+	// place — the annotations map (setDeploymentRevision copies it before
+	// writing) — and otherwise replaces d's own fields (d.Status, its
+	// conditions slice, its collision count) as wholes; CheckSharedReads
+	// checks that the stored object is left as it was.
 	d := &appsv1.Deployment{}
-	if err := dc.c.Get(ctx, key, d); err != nil {
+	if err := dc.c.Get(ctx, key, d, &client.GetOptions{UnsafeDisableDeepCopy: ptr.To(true)}); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	if sel := d.Spec.Selector; sel == nil || (len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0) {

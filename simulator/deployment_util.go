@@ -104,14 +104,16 @@ func maxRevision(rss []*appsv1.ReplicaSet) int64 {
 
 // setDeploymentRevision records the new ReplicaSet's revision on the
 // Deployment, reporting whether it changed.
+// The map is copied before the write: d may be read shared
+// (syncDeployment), its annotations the stored object's.
 func setDeploymentRevision(d *appsv1.Deployment, rev string) bool {
-	if d.Annotations == nil {
-		d.Annotations = map[string]string{}
-	}
 	if d.Annotations[RevisionAnnotation] == rev {
 		return false
 	}
-	d.Annotations[RevisionAnnotation] = rev
+	a := make(map[string]string, len(d.Annotations)+1)
+	maps.Copy(a, d.Annotations)
+	a[RevisionAnnotation] = rev
+	d.Annotations = a
 	return true
 }
 
@@ -170,6 +172,9 @@ func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 	}
 	// Labels and annotations compared above, by hand: reflect.DeepEqual
 	// copies every key and value of a map it walks.
+	if metaEmptyBesidesLabels(&a.ObjectMeta) && metaEmptyBesidesLabels(&b.ObjectMeta) {
+		return semanticEqual(&a.Spec, &b.Spec)
+	}
 	am, bm := a.ObjectMeta, b.ObjectMeta
 	am.Labels, bm.Labels = nil, nil
 	am.Annotations, bm.Annotations = nil, nil
@@ -312,4 +317,41 @@ func sortByRevision(rss []*appsv1.ReplicaSet) {
 		}
 		return ri < rj
 	})
+}
+
+// metaEmptyBesidesLabels reports whether m sets nothing but labels and
+// annotations (a pod template's usual metadata; empty slices and maps
+// count as unset, as Semantic.DeepEqual has nil and empty alike): two
+// such are equal apart from those two, answered without copying the
+// metadata to compare it.
+func metaEmptyBesidesLabels(m *metav1.ObjectMeta) bool {
+	v := reflect.ValueOf(m).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if i == metaLabels || i == metaAnnotations {
+			continue
+		}
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Slice, reflect.Map:
+			if f.Len() != 0 {
+				return false
+			}
+		default:
+			if !f.IsZero() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// metaLabels and metaAnnotations are the indexes of ObjectMeta's Labels
+// and Annotations fields.
+var metaLabels, metaAnnotations = metaFieldIndex("Labels"), metaFieldIndex("Annotations")
+
+func metaFieldIndex(name string) int {
+	f, ok := reflect.TypeFor[metav1.ObjectMeta]().FieldByName(name)
+	if !ok || len(f.Index) != 1 {
+		panic("metav1.ObjectMeta has no field " + name)
+	}
+	return f.Index[0]
 }

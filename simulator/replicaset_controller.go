@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
@@ -34,13 +33,13 @@ type replicaSetController struct {
 
 func (rsc *replicaSetController) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	// Read shared, as syncReplicaSet reads rsLister.ReplicaSets(ns).Get:
-	// a shallow copy of the stored object. syncReplicaSet then takes
-	// rs.DeepCopy() for calculateStatus and updateReplicaSetStatus; the
-	// model needs no copy, as it only replaces rs.Status as a whole
-	// (updateStatus) and a write's answer is a copy of its own
-	// (CheckSharedReads checks that the stored object is left as it was).
-	rs := &appsv1.ReplicaSet{}
-	if err := rsc.c.Get(ctx, req.NamespacedName, rs, &client.GetOptions{UnsafeDisableDeepCopy: ptr.To(true)}); err != nil {
+	// the stored object itself. syncReplicaSet then takes rs.DeepCopy()
+	// for calculateStatus and updateReplicaSetStatus; the model needs no
+	// deep copy, as it only reads rs and updateStatus writes a shallow copy
+	// whose status it replaces as a whole (CheckSharedReads checks that the
+	// stored object is left as it was).
+	rs, err := rsc.c.getReplicaSetShared(req.NamespacedName)
+	if err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	active, terminating, err := rsc.ownedPods(ctx, rs)

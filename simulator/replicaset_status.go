@@ -99,9 +99,12 @@ func (rsc *replicaSetController) updateStatus(ctx context.Context, rs *appsv1.Re
 		return rs, nil
 	}
 	st.ObservedGeneration = rs.Generation
+	rs = shallowReplicaSet(rs) // rs may be the stored object: written only as a copy
 	for attempt := 0; ; attempt++ {
 		rs.Status = st
-		err := rsc.c.Status().Update(ctx, rs)
+		// The answer is only read (Reconcile's minReadySeconds check):
+		// shared, not copied.
+		err := rsc.c.updateStatusSharedAnswer(rs)
 		if err == nil || attempt >= 1 || !apierrors.IsConflict(err) {
 			if err != nil {
 				return nil, fmt.Errorf("update status of replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
@@ -112,4 +115,11 @@ func (rsc *replicaSetController) updateStatus(ctx context.Context, rs *appsv1.Re
 			return nil, fmt.Errorf("re-read replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
 		}
 	}
+}
+
+// shallowReplicaSet is a new ReplicaSet holding rs's fields, sharing its
+// maps, slices and pointers: the model replaces its Status as a whole.
+func shallowReplicaSet(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	cp := *rs
+	return &cp
 }

@@ -105,5 +105,9 @@ func (s *Sim) step() {
 		s.now = e.at
 	}
 	e.fn()
+	// Run and out of the heap, nothing refers to e: kept for the next
+	// scheduleAt (its closure dropped now).
+	*e = event{}
+	s.freeEvents = append(s.freeEvents, e)
 	s.shared.endEvent()
 }

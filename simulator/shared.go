@@ -68,6 +68,25 @@ func (c *simClient) listReplicaSetsShared(ns string) ([]*appsv1.ReplicaSet, erro
 	return out, err
 }
 
+// getReplicaSetShared is the stored ReplicaSet itself, read-only, as
+// rsLister.ReplicaSets(ns).Get answers (a NotFound error when there is
+// none): no struct to fill, so nothing is allocated for a read.
+func (c *simClient) getReplicaSetShared(key client.ObjectKey) (*appsv1.ReplicaSet, error) {
+	if err := c.intercept("get", gvkReplicaSet, key.Namespace, key.Name, ""); err != nil {
+		return nil, err
+	}
+	cur, err := c.s.store.getAt(gvkReplicaSet, key)
+	if err != nil {
+		return nil, err
+	}
+	rs, ok := cur.(*appsv1.ReplicaSet)
+	if !ok || rs == nil {
+		return nil, notFound(gvkReplicaSet, key.Name)
+	}
+	c.s.shared.handOut(c.name, cur)
+	return rs, nil
+}
+
 // SharedLister lists as an informer's lister does: the stored objects
 // themselves, read-only (see CheckSharedReads). For stop conditions and
 // observers that read after every event and change nothing.

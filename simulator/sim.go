@@ -33,20 +33,22 @@ type Options struct {
 // Sim is a discrete-event simulation of an API server, the kube controllers
 // and any number of reconcilers, all in virtual time on one goroutine.
 type Sim struct {
-	scheme  *runtime.Scheme
-	start   time.Time
-	now     time.Time
-	seq     uint64
-	events  eventHeap
-	rng     *rand.Rand
-	logger  logr.Logger
-	runCtx  context.Context
-	clock   *virtualClock
-	store   *store
-	subs    []subscriber
-	ctrls   []*Controller
-	clients map[string]*simClient
-	shared  sharedReads
+	scheme *runtime.Scheme
+	start  time.Time
+	now    time.Time
+	seq    uint64
+	events eventHeap
+	// freeEvents are run events, reused by scheduleAt.
+	freeEvents []*event
+	rng        *rand.Rand
+	logger     logr.Logger
+	runCtx     context.Context
+	clock      *virtualClock
+	store      *store
+	subs       []subscriber
+	ctrls      []*Controller
+	clients    map[string]*simClient
+	shared     sharedReads
 
 	active      *Controller // the controller whose reconcile is running
 	intercept   func(APIRequest) error
@@ -116,7 +118,14 @@ func (s *Sim) scheduleAt(at time.Time, what string, fn func()) {
 		at = s.now
 	}
 	s.seq++
-	s.events.push(&event{at: at, seq: s.seq, what: what, fn: fn})
+	var e *event
+	if n := len(s.freeEvents); n > 0 {
+		e, s.freeEvents = s.freeEvents[n-1], s.freeEvents[:n-1]
+	} else {
+		e = new(event)
+	}
+	*e = event{at: at, seq: s.seq, what: what, fn: fn}
+	s.events.push(e)
 }
 
 // Pending is the number of scheduled events not yet run.

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -128,11 +129,13 @@ func (st *store) sortedObjects(gvk schema.GroupVersionKind) []client.Object {
 	for k := range objs {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].Namespace != keys[j].Namespace {
-			return keys[i].Namespace < keys[j].Namespace
+	// Keys are distinct: any sort gives the one order (slices.SortFunc
+	// without sort.Slice's reflective swapper).
+	slices.SortFunc(keys, func(a, b types.NamespacedName) int {
+		if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+			return c
 		}
-		return keys[i].Name < keys[j].Name
+		return strings.Compare(a.Name, b.Name)
 	})
 	out := make([]client.Object, len(keys))
 	for i, k := range keys {

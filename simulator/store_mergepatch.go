@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -21,6 +22,9 @@ import (
 // a value that does not decode): the caller then takes the JSON path.
 // With CheckSharedReads on, the store compares the two on every patch.
 func mergePatchTyped(cur client.Object, data []byte) (client.Object, bool) {
+	if !json.Valid(data) {
+		return nil, false
+	}
 	patch, ok := rawObject(data)
 	if !ok {
 		return nil, false
@@ -39,18 +43,118 @@ func mergePatchTyped(cur client.Object, data []byte) (client.Object, bool) {
 	return cp, true
 }
 
-// rawObject splits a JSON object into its members, each left encoded (a
-// value is decoded once, straight into its field's type); ok is false
-// when data is not a JSON object.
-func rawObject(data []byte) (map[string]json.RawMessage, bool) {
-	if !isRawObject(data) {
+// rawMember is one member of a JSON object: its key and its value, left
+// encoded (a value is decoded once, straight into its field's type).
+type rawMember struct {
+	key []byte
+	val json.RawMessage
+}
+
+// rawObject splits a JSON object into its members, in order, the values
+// sharing data's bytes. data must be valid JSON (mergePatchTyped checks
+// the whole patch once). ok is false when data is not an object, or a key
+// has an escape sequence, is not UTF-8 or repeats — what encoding/json's
+// decoding of the object into a map would resolve (unescaping, U+FFFD for
+// bad bytes, the last value winning): the caller then takes the JSON path.
+func rawObject(data []byte) ([]rawMember, bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
 		return nil, false
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil || m == nil {
-		return nil, false
+	var out []rawMember
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return out, true
 	}
-	return m, true
+	for i < len(data) && data[i] == '"' {
+		end := i + 1
+		for end < len(data) && data[end] != '"' {
+			if data[end] == '\\' {
+				return nil, false
+			}
+			end++
+		}
+		if end >= len(data) {
+			return nil, false
+		}
+		key := data[i+1 : end]
+		if !utf8.Valid(key) {
+			return nil, false // encoding/json would decode it with U+FFFD
+		}
+		for _, m := range out {
+			if string(m.key) == string(key) {
+				return nil, false
+			}
+		}
+		i = skipSpace(data, end+1)
+		if i >= len(data) || data[i] != ':' {
+			return nil, false
+		}
+		start := skipSpace(data, i+1)
+		stop := skipValue(data, start)
+		if stop <= start {
+			return nil, false
+		}
+		out = append(out, rawMember{key: key, val: data[start:stop]})
+		i = skipSpace(data, stop)
+		if i >= len(data) {
+			return nil, false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return out, true
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// skipSpace is the index of the first byte at or after i that is not JSON
+// white space.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue is the index just past the valid JSON value starting at i.
+func skipValue(data []byte, i int) int {
+	depth := 0
+	for i < len(data) {
+		c := data[i]
+		switch {
+		case c == '"':
+			i++
+			for i < len(data) && data[i] != '"' {
+				if data[i] == '\\' {
+					i++ // the escaped byte
+				}
+				i++
+			}
+			i++ // the closing quote
+		case c == '{' || c == '[':
+			depth++
+			i++
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return i // a scalar ended by its object's end
+			}
+			depth--
+			i++
+		case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return i // a scalar ended
+		default:
+			i++
+		}
+		if depth == 0 && (c == '"' || c == '}' || c == ']') {
+			return i
+		}
+	}
+	return i
 }
 
 // isRawObject and isRawNull tell a JSON object and null apart from other
@@ -106,17 +210,17 @@ func collectJSONFields(t reflect.Type, prefix []int, m map[string][]int) bool {
 }
 
 // mergeStruct merges patch into the struct value v.
-func mergeStruct(v reflect.Value, patch map[string]json.RawMessage) bool {
+func mergeStruct(v reflect.Value, patch []rawMember) bool {
 	fields := fieldsByJSONName(v.Type())
 	if fields == nil {
 		return false
 	}
-	for k, pv := range patch {
-		idx, ok := fields[k]
+	for _, m := range patch {
+		idx, ok := fields[string(m.key)]
 		if !ok {
 			return false
 		}
-		if !mergeValue(v.FieldByIndex(idx), pv) {
+		if !mergeValue(v.FieldByIndex(idx), m.val) {
 			return false
 		}
 	}
@@ -156,14 +260,15 @@ func mergeValue(f reflect.Value, pv json.RawMessage) bool {
 }
 
 // mergeMap merges patch into the map value f entry by entry.
-func mergeMap(f reflect.Value, patch map[string]json.RawMessage) bool {
+func mergeMap(f reflect.Value, patch []rawMember) bool {
 	t := f.Type()
 	if f.IsNil() {
 		f.Set(reflect.MakeMapWithSize(t, len(patch)))
 	}
 	et := t.Elem()
-	for k, pv := range patch {
-		key := reflect.ValueOf(k).Convert(t.Key())
+	for _, m := range patch {
+		pv := m.val
+		key := reflect.ValueOf(string(m.key)).Convert(t.Key())
 		if isRawNull(pv) {
 			f.SetMapIndex(key, reflect.Value{})
 			continue

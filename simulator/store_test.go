@@ -455,3 +455,41 @@ func TestGarbageCollectionCascades(t *testing.T) {
 		t.Errorf("%d replicasets and %d pods left after deleting their Deployment", len(rss.Items), len(pods.Items))
 	}
 }
+
+// A typed list whose Items is empty but has room is filled in place, as
+// append fills such a slice (the operator's assess reuses its lists so);
+// a list with items gets a new slice and the old one is left as it was.
+func TestListFillsAnEmptyItemsInPlace(t *testing.T) {
+	_, c := newTestSim()
+	ctx := context.Background()
+	mustCreate(t, c, testPod("a", "n1"))
+	mustCreate(t, c, testPod("b", "n1"))
+	buf := make([]corev1.Pod, 3)
+	pods := corev1.PodList{Items: buf[:0]}
+	if err := c.List(ctx, &pods, client.InNamespace("ns"), client.UnsafeDisableDeepCopy); err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 2 || pods.Items[0].Name != "a" || pods.Items[1].Name != "b" {
+		t.Fatalf("items %v: want pods a and b", pods.Items)
+	}
+	if &pods.Items[0] != &buf[0] {
+		t.Error("an empty Items with room was replaced by a new slice: want it filled in place")
+	}
+	kept := pods.Items
+	if err := c.List(ctx, &pods, client.InNamespace("ns")); err != nil {
+		t.Fatal(err)
+	}
+	if &pods.Items[0] == &kept[0] {
+		t.Error("a list with items was filled in place: want a new slice")
+	}
+	if kept[0].Name != "a" || kept[1].Name != "b" {
+		t.Errorf("the old items changed: %s, %s", kept[0].Name, kept[1].Name)
+	}
+	empty := corev1.PodList{Items: make([]corev1.Pod, 0, 1)}
+	if err := c.List(ctx, &empty, client.InNamespace("other")); err != nil {
+		t.Fatal(err)
+	}
+	if empty.Items == nil || len(empty.Items) != 0 {
+		t.Errorf("an empty result: items %v, want empty and not nil (as a fresh list's)", empty.Items)
+	}
+}

@@ -47,7 +47,7 @@ func (c *Controller) kick() {
 	if c.busyUntil.After(at) {
 		at = c.busyUntil
 	}
-	c.s.scheduleAt(at, "reconcile by "+c.name, func() {
+	c.s.scheduleAt(at, c.kickWhat, func() {
 		if c.epoch == epoch {
 			c.work()
 		}

@@ -2,9 +2,11 @@ package controller
 
 import (
 	"context"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -59,8 +61,9 @@ func (m Mapper) upgradesFor(ctx context.Context, namespace, name string) []recon
 // workload of index key key. The list holds the cache's objects, not
 // copies (client.UnsafeDisableDeepCopy): only their names are read.
 func (m Mapper) upgradesOf(ctx context.Context, key string) []reconcile.Request {
-	var list v1beta1.ApplicationUpgradeList
-	if err := m.Reader.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+	list := getUpgradeList()
+	defer upgradeListPool.Put(list)
+	if err := m.Reader.List(ctx, list, refListOptions(key)); err != nil {
 		return nil
 	}
 	reqs := make([]reconcile.Request, 0, len(list.Items))
@@ -166,4 +169,28 @@ func StripPod(obj any) (any, error) {
 	p.Annotations = nil
 	p.Spec = corev1.PodSpec{NodeName: p.Spec.NodeName}
 	return p, nil
+}
+
+// upgradeListPool holds ApplicationUpgrade lists for the readers that keep
+// nothing of a list's items past their call (upgradesOf, claimedBy,
+// supersededBy), as assessListPool does for assess: a reader that fills
+// an empty Items with room in place allocates no items array per call
+// (controller-runtime's cache reader makes a new one; nothing changes
+// there).
+var upgradeListPool = sync.Pool{New: func() any { return new(v1beta1.ApplicationUpgradeList) }}
+
+// getUpgradeList is a list from upgradeListPool, its Items emptied.
+func getUpgradeList() *v1beta1.ApplicationUpgradeList {
+	l := upgradeListPool.Get().(*v1beta1.ApplicationUpgradeList)
+	l.Items = l.Items[:0]
+	return l
+}
+
+// refListOptions lists the upgrades referencing the workload of index key
+// key, read shared: client.MatchingFields{DeploymentRefIndex: key} and
+// client.UnsafeDisableDeepCopy as one option, the field selector built as
+// MatchingFields builds a one-entry one (fields.Set.AsSelector returns the
+// single term fields.OneTermEqualSelector makes) without its map.
+func refListOptions(key string) *client.ListOptions {
+	return &client.ListOptions{FieldSelector: fields.OneTermEqualSelector(DeploymentRefIndex, key), UnsafeDisableDeepCopy: &unsafeDisableDeepCopy}
 }

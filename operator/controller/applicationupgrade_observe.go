@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -138,23 +139,42 @@ func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Dep
 	// client.InNamespace, client.MatchingLabelsSelector and
 	// client.UnsafeDisableDeepCopy as one option, built once for both lists.
 	listOpts := &client.ListOptions{Namespace: d.Namespace, LabelSelector: sel, UnsafeDisableDeepCopy: &unsafeDisableDeepCopy}
-	var rss appsv1.ReplicaSetList
-	if err := r.Client.List(ctx, &rss, listOpts); err != nil {
+	assess := r.AssessFunc
+	lists := &assessLists{}
+	if assess == nil {
+		// rollout.Assess keeps nothing of the lists: they are reused.
+		assess = rollout.Assess
+		lists = assessListPool.Get().(*assessLists)
+		defer assessListPool.Put(lists)
+		lists.rss.Items, lists.pods.Items = lists.rss.Items[:0], lists.pods.Items[:0]
+	}
+	rss, pods := &lists.rss, &lists.pods
+	if err := r.Client.List(ctx, rss, listOpts); err != nil {
 		return rollout.Verdict{}, fmt.Errorf("list replicasets of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
-	var pods corev1.PodList
-	if err := r.Client.List(ctx, &pods, listOpts); err != nil {
+	if err := r.Client.List(ctx, pods, listOpts); err != nil {
 		return rollout.Verdict{}, fmt.Errorf("list pods of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	slices.SortFunc(pods.Items, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
-	assess := r.AssessFunc
-	if assess == nil {
-		assess = rollout.Assess
-	}
 	opts := r.AssessOptions
 	opts.Now = r.now()
 	return assess(d, rss.Items, pods.Items, opts), nil
 }
+
+// assessLists are the two lists assess fills. With rollout.Assess (which
+// keeps no reference into them) they come from assessListPool and go back
+// to it, their Items emptied but kept: a reader that fills an empty Items
+// with room in place, as append does, then allocates no new items array
+// per reconcile (the simulator's client does; controller-runtime's cache
+// reader makes a new slice, meta.SetList, so this changes nothing there).
+// The items are shallow copies of the cache's objects: overwriting them
+// changes nothing the cache holds.
+type assessLists struct {
+	rss  appsv1.ReplicaSetList
+	pods corev1.PodList
+}
+
+var assessListPool = sync.Pool{New: func() any { return new(assessLists) }}
 
 // unsafeDisableDeepCopy is the value of client.UnsafeDisableDeepCopy.
 var unsafeDisableDeepCopy = true // read only: its address is in list options
@@ -167,22 +187,26 @@ var unsafeDisableDeepCopy = true // read only: its address is in list options
 // lists hold the cache's objects (client.UnsafeDisableDeepCopy, read only;
 // only names and times are read).
 func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1.ApplicationUpgrade) (string, string, error) {
-	var holder *v1beta1.ApplicationUpgrade
+	// holder is a shallow copy: the list's items are overwritten by the
+	// next key's list.
+	var holder v1beta1.ApplicationUpgrade
 	var claimed string
+	list := getUpgradeList()
+	defer upgradeListPool.Put(list)
 	for _, key := range deploymentRefs(u) {
-		var list v1beta1.ApplicationUpgradeList
-		if err := r.Client.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+		list.Items = list.Items[:0]
+		if err := r.Client.List(ctx, list, refListOptions(key)); err != nil {
 			return "", "", fmt.Errorf("list upgrades referencing %s: %w", describeKey(key), err)
 		}
 		for i := range list.Items {
 			other := &list.Items[i]
 			if other.UID != u.UID && !other.Status.Phase.Terminal() && other.DeletionTimestamp == nil && older(other, u) &&
-				(holder == nil || older(other, holder)) {
-				holder, claimed = other, key
+				(claimed == "" || older(other, &holder)) {
+				holder, claimed = *other, key
 			}
 		}
 	}
-	if holder == nil {
+	if claimed == "" {
 		return "", "", nil
 	}
 	if holder.Namespace != u.Namespace {
@@ -196,9 +220,11 @@ func (r *ApplicationUpgradeReconciler) claimedBy(ctx context.Context, u *v1beta1
 // supersededBy reports whether an upgrade newer than u references one of
 // u's Deployments (lists of the cache's objects, read only, as claimedBy).
 func (r *ApplicationUpgradeReconciler) supersededBy(ctx context.Context, u *v1beta1.ApplicationUpgrade) (bool, error) {
+	list := getUpgradeList()
+	defer upgradeListPool.Put(list)
 	for _, key := range deploymentRefs(u) {
-		var list v1beta1.ApplicationUpgradeList
-		if err := r.Client.List(ctx, &list, client.MatchingFields{DeploymentRefIndex: key}, client.UnsafeDisableDeepCopy); err != nil {
+		list.Items = list.Items[:0]
+		if err := r.Client.List(ctx, list, refListOptions(key)); err != nil {
 			return false, fmt.Errorf("list upgrades referencing %s: %w", describeKey(key), err)
 		}
 		for i := range list.Items {

@@ -122,16 +122,20 @@ func podFailureWhere(pods []corev1.Pod, isNew func(*corev1.Pod) bool, opts Optio
 		if p.DeletionTimestamp != nil || !isNew(p) {
 			continue
 		}
-		statuses := append(append([]corev1.ContainerStatus(nil), p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
-		for _, cs := range statuses {
-			w := cs.State.Waiting
-			if w == nil {
-				continue
-			}
-			if fastFailReasons[w.Reason] ||
-				(w.Reason == crashLoopBackOff && cs.RestartCount >= maxRestarts) {
-				return failed(ReasonPodFailing, "pod %s container %q: %s%s%s", p.Name, cs.Name, w.Reason,
-					restarts(cs, w.Reason), detail(w.Message)), true
+		// Init containers first, then the others (the two lists read in
+		// place, not joined into a new one for every pod).
+		for _, statuses := range [2][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+			for i := range statuses {
+				cs := &statuses[i]
+				w := cs.State.Waiting
+				if w == nil {
+					continue
+				}
+				if fastFailReasons[w.Reason] ||
+					(w.Reason == crashLoopBackOff && cs.RestartCount >= maxRestarts) {
+					return failed(ReasonPodFailing, "pod %s container %q: %s%s%s", p.Name, cs.Name, w.Reason,
+						restarts(*cs, w.Reason), detail(w.Message)), true
+				}
 			}
 		}
 	}
