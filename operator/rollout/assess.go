@@ -12,6 +12,8 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/lunadas/upgrade-operator/internal/objmeta"
 )
 
 // DefaultMaxRestarts is how many restarts a new pod in CrashLoopBackOff may
@@ -240,7 +242,7 @@ func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 	}
 	// Labels and annotations compared above, by hand: reflect.DeepEqual
 	// copies every key and value of a map it walks.
-	if metaEmptyBesidesLabels(&a.ObjectMeta) && metaEmptyBesidesLabels(&b.ObjectMeta) {
+	if objmeta.EmptyBesidesLabels(&a.ObjectMeta) && objmeta.EmptyBesidesLabels(&b.ObjectMeta) {
 		return semanticEqual(&a.Spec, &b.Spec)
 	}
 	am, bm := a.ObjectMeta, b.ObjectMeta
@@ -291,41 +293,4 @@ func labelsEqualIgnoreHash(a, b map[string]string) bool {
 		}
 	}
 	return n == 0
-}
-
-// metaEmptyBesidesLabels reports whether m sets nothing but labels and
-// annotations (a pod template's usual metadata; empty slices and maps
-// count as unset, as Semantic.DeepEqual has nil and empty alike): two
-// such are equal apart from those two, answered without copying the
-// metadata to compare it.
-func metaEmptyBesidesLabels(m *metav1.ObjectMeta) bool {
-	v := reflect.ValueOf(m).Elem()
-	for i := 0; i < v.NumField(); i++ {
-		if i == metaLabels || i == metaAnnotations {
-			continue
-		}
-		switch f := v.Field(i); f.Kind() {
-		case reflect.Slice, reflect.Map:
-			if f.Len() != 0 {
-				return false
-			}
-		default:
-			if !f.IsZero() {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// metaLabels and metaAnnotations are the indexes of ObjectMeta's Labels
-// and Annotations fields.
-var metaLabels, metaAnnotations = metaFieldIndex("Labels"), metaFieldIndex("Annotations")
-
-func metaFieldIndex(name string) int {
-	f, ok := reflect.TypeFor[metav1.ObjectMeta]().FieldByName(name)
-	if !ok || len(f.Index) != 1 {
-		panic("metav1.ObjectMeta has no field " + name)
-	}
-	return f.Index[0]
 }

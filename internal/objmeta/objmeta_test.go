@@ -1,4 +1,4 @@
-package simulator
+package objmeta
 
 import (
 	"math/rand"
@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/randfill"
 )
 
-// metaEmptyBesidesLabels(m) holds exactly when m, labels and annotations
+// EmptyBesidesLabels(m) holds exactly when m, labels and annotations
 // left out, is Semantic.DeepEqual to an empty ObjectMeta: checked on 3,000
 // seeded random ObjectMetas with each field kept (at a rate that varies
 // with the seed), emptied (nil, or an empty slice or map) or zeroed.
@@ -41,8 +41,8 @@ func TestMetaEmptyBesidesLabelsIsSemanticEmptiness(t *testing.T) {
 		rest := m
 		rest.Labels, rest.Annotations = nil, nil
 		want := apiequality.Semantic.DeepEqual(rest, metav1.ObjectMeta{})
-		if got := metaEmptyBesidesLabels(&m); got != want {
-			t.Fatalf("seed %d: metaEmptyBesidesLabels %v, Semantic.DeepEqual to empty %v: %+v", seed, got, want, m)
+		if got := EmptyBesidesLabels(&m); got != want {
+			t.Fatalf("seed %d: EmptyBesidesLabels %v, Semantic.DeepEqual to empty %v: %+v", seed, got, want, m)
 		}
 		if want {
 			empties++
