@@ -61,16 +61,7 @@ func (c *simClient) update(obj client.Object, manager string, status, dryRun boo
 // object it returns: the same request (intercepted, admitted, written),
 // without copying the stored object back into obj, which stays as it was.
 func (c *simClient) updateStatusDropAnswer(obj client.Object) error {
-	gvk, in, err := c.prepare(obj)
-	if err != nil {
-		return err
-	}
-	after, err := c.admitWrite("update", gvk, obj.GetNamespace(), obj.GetName(), subName(true))
-	if err != nil {
-		return err
-	}
-	_, err = c.s.store.update(gvk, in, c.manager(""), true, false)
-	return result(after, err)
+	return c.updateStatusAnswer(obj, false)
 }
 
 // updateStatusSharedAnswer is Status().Update for a model that only reads
@@ -79,6 +70,12 @@ func (c *simClient) updateStatusDropAnswer(obj client.Object) error {
 // client.UnsafeDisableDeepCopy is (checked with CheckSharedReads), instead
 // of a deep copy. A caller that changes it afterwards must copy first.
 func (c *simClient) updateStatusSharedAnswer(obj client.Object) error {
+	return c.updateStatusAnswer(obj, true)
+}
+
+// updateStatusAnswer is the status update of updateStatusDropAnswer
+// (share false: obj untouched) and updateStatusSharedAnswer (share true).
+func (c *simClient) updateStatusAnswer(obj client.Object, share bool) error {
 	gvk, in, err := c.prepare(obj)
 	if err != nil {
 		return err
@@ -88,7 +85,7 @@ func (c *simClient) updateStatusSharedAnswer(obj client.Object) error {
 		return err
 	}
 	out, err := c.s.store.update(gvk, in, c.manager(""), true, false)
-	if err != nil {
+	if err != nil || !share {
 		return result(after, err)
 	}
 	if dv, sv := reflect.ValueOf(obj), reflect.ValueOf(out); dv.Type() == sv.Type() {
