@@ -80,7 +80,7 @@ func TestSimStaleLagsTheOperatorsReads(t *testing.T) {
 	assert.Equal(t, "3", r.seen(), "caught up after the lag")
 	fired := r.s.Fired()
 	require.Len(t, fired, 1)
-	assert.Equal(t, "the operator's deployments informers run 5s behind for 1m0s", fired[0].Note)
+	assert.Equal(t, "the operator's deployments informer runs 5s behind for 1m0s", fired[0].Note)
 }
 
 // TestSimDropLosesEventsUntilRelistOrColdStart: drop freezes the
