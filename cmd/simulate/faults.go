@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/lunadas/upgrade-operator/scenarios/faults"
+	"github.com/lunadas/upgrade-operator/scenarios/judge"
 )
 
 // schedule builds the one schedule of --seed/--scenario/--faults, with
@@ -107,11 +108,12 @@ func runFaults(ctx context.Context, o options, scenarioSet bool, stdout io.Write
 	}
 	cmd := s.Command(runFlags(o)...)
 	if out.Result != nil {
-		line, err := writeArtifacts(artifactsDir(o, s.Seed, s.Scenario), out.Result, "replay: "+cmd+"\n"+strings.Join(out.Violations, "\n"))
+		dir := artifactsDir(o, s.Seed, s.Scenario)
+		line, err := writeArtifacts(dir, out.Result, "replay: "+cmd+"\n"+strings.Join(out.Violations, "\n"))
 		if err != nil {
 			return err
 		}
-		res.Artifacts = strings.Fields(strings.TrimPrefix(line, "artifacts: "))
+		res.Artifacts = judge.ArtifactPaths(dir)
 		if !asJSON {
 			fmt.Fprintln(stdout, line)
 		}
