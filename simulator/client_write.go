@@ -7,10 +7,10 @@ import (
 	"reflect"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -169,19 +169,17 @@ func (c *simClient) DeleteAllOf(_ context.Context, obj client.Object, opts ...cl
 // the object as stored, as controller-runtime's client does.
 func (c *simClient) Apply(_ context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
 	ao := (&client.ApplyOptions{}).ApplyOptions(opts)
+	gvk, key, err := applyTarget(obj)
+	if err != nil {
+		return err
+	}
+	if _, err := c.s.scheme.New(gvk); err != nil {
+		return fmt.Errorf("kind %s of apply configuration %T is not registered in the simulator's scheme: %w", gvk, obj, err)
+	}
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return fmt.Errorf("encode apply configuration %T: %w", obj, err)
 	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(data); err != nil {
-		return apierrors.NewBadRequest(fmt.Sprintf("apply configuration %T: %v", obj, err))
-	}
-	gvk := u.GroupVersionKind()
-	if _, err := c.s.scheme.New(gvk); err != nil {
-		return fmt.Errorf("kind %s of apply configuration %T is not registered in the simulator's scheme: %w", gvk, obj, err)
-	}
-	key := client.ObjectKeyFromObject(u)
 	after, err := c.admitWrite("patch", gvk, key.Namespace, key.Name, "")
 	if err != nil {
 		return err
@@ -223,4 +221,31 @@ func subName(status bool) string {
 		return "status"
 	}
 	return ""
+}
+
+// applyConfiguration is what controller-runtime's client reads of an apply
+// configuration to address the request (pkg/client/client_rest_resources.go:
+// applyConfiguration; getObjMeta, gvkFromApplyConfiguration): client-go's
+// generated apply configurations and client.ApplyConfigurationFromUnstructured
+// have these getters.
+type applyConfiguration interface {
+	GetName() *string
+	GetNamespace() *string
+	GetKind() *string
+	GetAPIVersion() *string
+}
+
+// applyTarget is the kind and key an apply of obj is sent to, read from
+// its getters as controller-runtime's client reads them, without encoding
+// it; an error names what is missing.
+func applyTarget(obj runtime.ApplyConfiguration) (schema.GroupVersionKind, client.ObjectKey, error) {
+	ac, ok := obj.(applyConfiguration)
+	if !ok {
+		return schema.GroupVersionKind{}, client.ObjectKey{}, fmt.Errorf("%T is a runtime.ApplyConfiguration but not an applyConfiguration (no GetName, GetNamespace, GetKind, GetAPIVersion)", obj)
+	}
+	gv, err := schema.ParseGroupVersion(ptr.Deref(ac.GetAPIVersion(), ""))
+	if err != nil {
+		return schema.GroupVersionKind{}, client.ObjectKey{}, fmt.Errorf("failed to parse %q as GroupVersion: %w", ptr.Deref(ac.GetAPIVersion(), ""), err)
+	}
+	return gv.WithKind(ptr.Deref(ac.GetKind(), "")), client.ObjectKey{Namespace: ptr.Deref(ac.GetNamespace(), ""), Name: ptr.Deref(ac.GetName(), "")}, nil
 }

@@ -102,7 +102,10 @@ func (v *versionedEvent) at(gvk schema.GroupVersionKind) (WatchEvent, bool) {
 }
 
 // convertEvent converts an event's objects from version from to version
-// to; each converted object is a copy of its own.
+// to. The converted objects are the store's memoised conversions, shared
+// and read-only like the stored objects of an event at its storage
+// version (as an informer's handlers share the cache's converted object);
+// with CheckSharedReads they are checked like any shared read.
 func (st *store) convertEvent(ev WatchEvent, from, to schema.GroupVersionKind) (WatchEvent, error) {
 	if from == to {
 		return ev, nil
@@ -112,13 +115,15 @@ func (st *store) convertEvent(ev WatchEvent, from, to schema.GroupVersionKind) (
 		return ev, err
 	}
 	out := ev
-	out.Object = obj.DeepCopyObject().(client.Object)
+	out.Object = obj
 	if ev.Old != nil {
 		old, err := st.convert(ev.Old, from, to)
 		if err != nil {
 			return ev, err
 		}
-		out.Old = old.DeepCopyObject().(client.Object)
+		out.Old = old
+		st.s.shared.handOut("a watch event at "+to.Version, old)
 	}
+	st.s.shared.handOut("a watch event at "+to.Version, obj)
 	return out, nil
 }

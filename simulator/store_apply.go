@@ -2,7 +2,9 @@ package simulator
 
 import (
 	_ "embed"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -149,7 +151,7 @@ func (st *store) apply(gvk schema.GroupVersionKind, key client.ObjectKey, data [
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("apply of %s %s: PATCH requests with apply content type require fieldManager", gvk.Kind, key))
 	}
 	patchObj := &unstructured.Unstructured{Object: map[string]any{}}
-	if err := yaml.Unmarshal(data, &patchObj.Object); err != nil {
+	if err := st.decodeApply(data, &patchObj.Object); err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("apply of %s %s: error decoding YAML: %v", gvk.Kind, key, err))
 	}
 	probe := &unstructured.Unstructured{}
@@ -174,6 +176,63 @@ func (st *store) apply(gvk schema.GroupVersionKind, key client.ObjectKey, data [
 	st.applyDefaults(cand)
 	cand.SetResourceVersion(cur.GetResourceVersion())
 	return st.write(gvk, cur, cur, cand, false, dryRun)
+}
+
+// decodeApply decodes an apply request's body into out as the API server
+// does (handlers/patch.go applyPatcher: sigs.k8s.io/yaml.Unmarshal into
+// the object's map, numbers as float64). sigs.k8s.io/yaml parses the body
+// as YAML, writes it back as JSON and decodes that with encoding/json. A
+// body as encoding/json writes it — one compact object, what
+// controller-runtime's and client-go's clients send for an apply
+// configuration — is decoded with encoding/json directly: such a body is
+// YAML whose JSON rewriting is itself. Anything else takes the YAML path,
+// which refuses some valid JSON (a key and its colon on two lines, keys
+// over 1,024 characters) as the API server does. With CheckSharedReads on,
+// both decodings are made and a disagreement panics.
+func (st *store) decodeApply(data []byte, out *map[string]any) error {
+	if !compactJSONObject(data) {
+		return yaml.Unmarshal(data, out)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return yaml.Unmarshal(data, out)
+	}
+	if st.s.shared.on {
+		var viaYAML map[string]any
+		if err := yaml.Unmarshal(data, &viaYAML); err != nil || !reflect.DeepEqual(viaYAML, *out) {
+			panic(fmt.Sprintf("simulator: the JSON decoding of an apply body differs from sigs.k8s.io/yaml's (%v): %s", err, data))
+		}
+	}
+	return nil
+}
+
+// compactJSONObject reports whether data starts with '{' and has no white
+// space outside strings and no string over 1,000 bytes (a YAML implicit
+// key is at most 1,024 characters): the shape encoding/json.Marshal gives
+// an apply configuration. Whether it is valid JSON is left to the decoder.
+func compactJSONObject(data []byte) bool {
+	if len(data) == 0 || data[0] != '{' {
+		return false
+	}
+	inString, escaped, start := false, false, 0
+	for i, c := range data {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+			if i-start > 1000 {
+				return false
+			}
+		case inString:
+		case c == '"':
+			inString, start = true, i
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			return false
+		}
+	}
+	return !inString
 }
 
 // stampManagedFields replaces the field manager's wall-clock timestamps:

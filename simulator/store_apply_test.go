@@ -3,6 +3,8 @@ package simulator
 import (
 	"context"
 	"encoding/json"
+	"math/rand"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 )
 
 // imageAC is an apply configuration of one container's image.
@@ -120,5 +123,53 @@ func TestApplyLockNoOpAndManagerRequired(t *testing.T) {
 	raw, _ := json.Marshal(imageAC("web", "app", "x"))
 	if !strings.Contains(string(raw), `"kind":"Deployment"`) {
 		t.Fatalf("apply configuration carries no kind: %s", raw)
+	}
+}
+
+// TestApplyBodyDecodesAsTheAPIServerDoes: a body as encoding/json writes
+// it (random values of every JSON kind re-encoded compactly: strings with
+// quotes, escapes, HTML characters and line separators) takes the JSON
+// path and decodes as sigs.k8s.io/yaml.Unmarshal, which the API server
+// uses, decodes it; a body with white space, or a YAML body, takes the
+// YAML path and gives sigs.k8s.io/yaml's answer, error included (a key
+// and its colon on two lines is valid JSON that the API server refuses).
+// decodeApply also panics on a disagreement with CheckSharedReads on.
+func TestApplyBodyDecodesAsTheAPIServerDoes(t *testing.T) {
+	const seed = 17
+	r := rand.New(rand.NewSource(seed))
+	st := &store{s: &Sim{}}
+	fast := 0
+	for i := 0; i < 3000; i++ {
+		body := []byte(randomJSONObject(r, 3))
+		if i%2 == 0 { // as encoding/json writes it
+			var v any
+			if err := json.Unmarshal(body, &v); err != nil {
+				t.Fatalf("seed %d, body %d: %v", seed, i, err)
+			}
+			body, _ = json.Marshal(v)
+		}
+		if compactJSONObject(body) {
+			fast++
+		}
+		var got, want map[string]any
+		gotErr := st.decodeApply(body, &got)
+		wantErr := yaml.Unmarshal(body, &want)
+		if (gotErr == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d, body %d %q: decoded %#v (%v), sigs.k8s.io/yaml %#v (%v) (replay: go test ./simulator -run TestApplyBodyDecodesAsTheAPIServerDoes)",
+				seed, i, body, got, gotErr, want, wantErr)
+		}
+	}
+	if fast < 1500 {
+		t.Fatalf("only %d of 3000 bodies took the JSON path, want every compact one (1500)", fast)
+	}
+	var got map[string]any
+	if err := st.decodeApply([]byte("apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: 3\n"), &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"replicas": float64(3)}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("YAML body decoded as %#v, want %#v", got, want)
+	}
+	if err := st.decodeApply([]byte("{\"k\"\n:1}"), &got); err == nil {
+		t.Fatal("a key and its colon on two lines was accepted; the API server's YAML decoding refuses it")
 	}
 }
