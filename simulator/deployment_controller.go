@@ -34,6 +34,9 @@ type deploymentController struct {
 	// ctrl is the controller running this model, whose queue
 	// requeueStuckDeployment adds to directly, as the real one does.
 	ctrl *Controller
+	// templates remembers which ReplicaSet templates equal which
+	// Deployment templates (templateMatch)
+	templates templateMatch
 }
 
 func (dc *deploymentController) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

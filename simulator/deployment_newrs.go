@@ -22,7 +22,7 @@ import (
 // read, as the real one does, so a later status write in the same sync
 // conflicts.
 func (dc *deploymentController) getNewReplicaSet(ctx context.Context, d *appsv1.Deployment, rsList, oldRSs []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, error) {
-	existing := findNewReplicaSet(d, rsList)
+	existing := findNewReplicaSet(d, rsList, &dc.templates)
 	newRevision := strconv.FormatInt(maxRevision(oldRSs)+1, 10)
 	if existing != nil {
 		return dc.syncExistingNewReplicaSet(ctx, d, existing, newRevision)

@@ -67,7 +67,7 @@ func (dc *deploymentController) checkPausedConditions(ctx context.Context, d *ap
 // getAllReplicaSetsAndSyncRevision returns the new ReplicaSet (created if
 // asked and missing) and all old ones.
 func (dc *deploymentController) getAllReplicaSetsAndSyncRevision(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, []*appsv1.ReplicaSet, error) {
-	oldRSs := findOldReplicaSets(d, rsList)
+	oldRSs := findOldReplicaSets(d, rsList, &dc.templates)
 	newRS, err := dc.getNewReplicaSet(ctx, d, rsList, oldRSs, create)
 	if err != nil {
 		return nil, nil, err

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/lunadas/upgrade-operator/internal/objmeta"
@@ -237,21 +239,64 @@ func rsByCreation(rss []*appsv1.ReplicaSet) {
 }
 
 // findNewReplicaSet is the oldest ReplicaSet whose template equals the
-// Deployment's (FindNewReplicaSet).
-func findNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
+// Deployment's (FindNewReplicaSet), compared through match (nil: compared
+// every time).
+func findNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, match *templateMatch) *appsv1.ReplicaSet {
 	sorted := append([]*appsv1.ReplicaSet(nil), rss...)
 	rsByCreation(sorted)
 	for _, rs := range sorted {
-		if equalIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+		if match.equal(d, rs) {
 			return rs
 		}
 	}
 	return nil
 }
 
+// templateMatch remembers equalIgnoreHash of a ReplicaSet's and a
+// Deployment's templates by the two objects' UIDs and generations: the
+// registry bumps metadata.generation on every spec change of either kind
+// (k8s.io/kubernetes pkg/registry/apps/deployment/strategy.go and
+// pkg/registry/apps/replicaset/strategy.go, PrepareForUpdate; the store's
+// write does the same), so a (UID, generation) pair names one template.
+// Objects without a UID or a generation (not stored) are compared every
+// time. With CheckSharedReads on, every remembered answer is compared
+// again and a difference panics. A nil *templateMatch compares every time.
+type templateMatch struct {
+	check bool
+	known map[templatePair]bool
+}
+
+type templatePair struct {
+	d, rs       types.UID
+	dGen, rsGen int64
+}
+
+// maxTemplateMatches bounds templateMatch: past it the answers are forgotten.
+const maxTemplateMatches = 4096
+
+func (t *templateMatch) equal(d *appsv1.Deployment, rs *appsv1.ReplicaSet) bool {
+	if t == nil || d.UID == "" || rs.UID == "" || d.Generation == 0 || rs.Generation == 0 {
+		return equalIgnoreHash(&rs.Spec.Template, &d.Spec.Template)
+	}
+	k := templatePair{d: d.UID, rs: rs.UID, dGen: d.Generation, rsGen: rs.Generation}
+	if eq, ok := t.known[k]; ok {
+		if t.check && eq != equalIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+			panic(fmt.Sprintf("simulator: ReplicaSet %s/%s (generation %d) and Deployment %s (generation %d): the remembered template comparison is stale",
+				rs.Namespace, rs.Name, rs.Generation, d.Name, d.Generation))
+		}
+		return eq
+	}
+	if t.known == nil || len(t.known) >= maxTemplateMatches {
+		t.known = map[templatePair]bool{}
+	}
+	eq := equalIgnoreHash(&rs.Spec.Template, &d.Spec.Template)
+	t.known[k] = eq
+	return eq
+}
+
 // findOldReplicaSets is every other ReplicaSet (FindOldReplicaSets' second result).
-func findOldReplicaSets(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) []*appsv1.ReplicaSet {
-	newRS := findNewReplicaSet(d, rss)
+func findOldReplicaSets(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, match *templateMatch) []*appsv1.ReplicaSet {
+	newRS := findNewReplicaSet(d, rss, match)
 	var old []*appsv1.ReplicaSet
 	for _, rs := range rss {
 		if newRS == nil || rs.UID != newRS.UID {

@@ -102,7 +102,7 @@ func (s *Sim) InstallKubeControllers(opts KubeOptions) {
 		Watch{Object: &appsv1.ReplicaSet{}},
 		Watch{Object: &corev1.Pod{}, Map: MapToControllerOwner("ReplicaSet")},
 	).SetWatchDelay(opts.ReplicaSetDelay)
-	dc := &deploymentController{s: s, c: kcm, terminatingReplicas: !opts.DisableTerminatingReplicas}
+	dc := &deploymentController{s: s, c: kcm, terminatingReplicas: !opts.DisableTerminatingReplicas, templates: templateMatch{check: s.shared.on}}
 	dc.ctrl = s.AddController(DeploymentControllerName, dc,
 		Watch{Object: &appsv1.Deployment{}},
 		Watch{Object: &appsv1.ReplicaSet{}, Map: MapToControllerOwner("Deployment")},
