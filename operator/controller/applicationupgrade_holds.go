@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/lunadas/upgrade-operator/operator/rollout"
 )
 
 // Write back-off: the delay after the n-th consecutive failed pass (n from
@@ -82,11 +84,14 @@ func (h *writeHolds) clear(key types.NamespacedName) {
 }
 
 // processState is what a reconciler keeps in memory between passes: the
-// write holds and its own status patches (ownStatuses). Neither decides
-// anything; a restart forgets both (ForgetProcessState).
+// write holds, its own status patches (ownStatuses) and the template
+// comparisons of the rollout assessment (rollout.TemplateMatch, answers of
+// a pure function of the objects' UIDs and generations). None decides
+// anything; a restart forgets them (ForgetProcessState).
 type processState struct {
-	holds writeHolds
-	own   ownStatuses
+	holds     writeHolds
+	own       ownStatuses
+	templates rollout.TemplateMatch
 }
 
 // processInit guards the lazy creation of a reconciler's processState (a

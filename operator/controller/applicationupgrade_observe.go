@@ -158,6 +158,9 @@ func (r *ApplicationUpgradeReconciler) assess(ctx context.Context, d *appsv1.Dep
 	slices.SortFunc(pods.Items, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
 	opts := r.AssessOptions
 	opts.Now = r.now()
+	if opts.Templates == nil {
+		opts.Templates = &r.process().templates
+	}
 	return assess(d, rss.Items, pods.Items, opts), nil
 }
 

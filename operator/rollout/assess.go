@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -29,6 +30,9 @@ type Options struct {
 	// Deployment has minReadySeconds > 0 (podsSettled); zero disables the
 	// rule for such Deployments.
 	Now time.Time
+	// Templates remembers template comparisons between calls (see
+	// TemplateMatch); nil compares every time.
+	Templates *TemplateMatch
 }
 
 // Assess decides whether d is fully rolled out, from the Deployment, the
@@ -72,7 +76,7 @@ func Assess(d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods []corev1.Pod, op
 			"waiting for the deployment controller to observe generation %d (observed %d)", d.Generation, d.Status.ObservedGeneration)
 	}
 	owned := ownedReplicaSets(d, rss)
-	newRS := findNewReplicaSet(d, owned)
+	newRS := findNewReplicaSet(d, owned, opts.Templates)
 	newHash := ""
 	if newRS != nil {
 		newHash = newRS.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
@@ -205,7 +209,7 @@ func controlledBy(m *metav1.ObjectMeta, uid types.UID) bool {
 // k8s.io/kubernetes/pkg/controller/deployment/util/deployment_util.go: the
 // oldest ReplicaSet whose template equals the Deployment's, ignoring the
 // pod-template-hash label.
-func findNewReplicaSet(d *appsv1.Deployment, rss []appsv1.ReplicaSet) *appsv1.ReplicaSet {
+func findNewReplicaSet(d *appsv1.Deployment, rss []appsv1.ReplicaSet, match *TemplateMatch) *appsv1.ReplicaSet {
 	sorted := make([]*appsv1.ReplicaSet, len(rss))
 	for i := range rss {
 		sorted[i] = &rss[i]
@@ -221,11 +225,56 @@ func findNewReplicaSet(d *appsv1.Deployment, rss []appsv1.ReplicaSet) *appsv1.Re
 		return 1
 	})
 	for _, rs := range sorted {
-		if equalIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+		if match.equal(d, rs) {
 			return rs
 		}
 	}
 	return nil
+}
+
+// TemplateMatch remembers which ReplicaSet templates equal which
+// Deployment templates (equalIgnoreHash, as FindNewReplicaSet compares
+// them) by the two objects' UIDs and metadata.generations: kube-apiserver
+// bumps the generation of a Deployment or a ReplicaSet on every change of
+// its spec (k8s.io/kubernetes pkg/registry/apps/deployment/strategy.go and
+// pkg/registry/apps/replicaset/strategy.go, PrepareForUpdate), so a (UID,
+// generation) pair names one template. Objects with no UID or a zero
+// generation (not from an API server: a fake client sets neither
+// generation) are compared every time. It holds at most
+// MaxTemplateMatches answers (then forgets them all) and is safe for
+// concurrent use; the zero value is ready, a nil one compares every time.
+type TemplateMatch struct {
+	mu    sync.Mutex
+	known map[templatePair]bool
+}
+
+type templatePair struct {
+	d, rs       types.UID
+	dGen, rsGen int64
+}
+
+// MaxTemplateMatches bounds a TemplateMatch: about 60 bytes an answer.
+const MaxTemplateMatches = 8192
+
+func (t *TemplateMatch) equal(d *appsv1.Deployment, rs *appsv1.ReplicaSet) bool {
+	if t == nil || d.UID == "" || rs.UID == "" || d.Generation == 0 || rs.Generation == 0 {
+		return equalIgnoreHash(&rs.Spec.Template, &d.Spec.Template)
+	}
+	k := templatePair{d: d.UID, rs: rs.UID, dGen: d.Generation, rsGen: rs.Generation}
+	t.mu.Lock()
+	eq, ok := t.known[k]
+	t.mu.Unlock()
+	if ok {
+		return eq
+	}
+	eq = equalIgnoreHash(&rs.Spec.Template, &d.Spec.Template)
+	t.mu.Lock()
+	if t.known == nil || len(t.known) >= MaxTemplateMatches {
+		t.known = map[templatePair]bool{}
+	}
+	t.known[k] = eq
+	t.mu.Unlock()
+	return eq
 }
 
 // equalIgnoreHash mirrors EqualIgnoreHash in the same file. Labels are

@@ -284,3 +284,52 @@ func TestEqualIgnoreHash(t *testing.T) {
 		})
 	}
 }
+
+// TestTemplateMatchFollowsGenerations: with a TemplateMatch, Assess finds
+// the same new ReplicaSet as without one; a template change that comes
+// with a generation bump (as kube-apiserver bumps it) is seen; objects
+// with generation 0 (a fake client's) are compared every time, so a
+// template changed without a bump is seen too. A remembered answer is
+// reused only for the same UIDs and generations.
+func TestTemplateMatchFollowsGenerations(t *testing.T) {
+	f := newFixture(3)
+	for i := range f.rss {
+		f.rss[i].Generation = 1
+	}
+	var m TemplateMatch
+	opts := Options{Templates: &m}
+	assert.Equal(t, Assess(f.d, f.rss, f.pods, Options{}), Assess(f.d, f.rss, f.pods, opts))
+	assert.Equal(t, "job-worker-new", findNewReplicaSet(f.d, f.rss, &m).Name)
+	assert.Len(t, m.known, 2, "one answer per (Deployment, ReplicaSet) pair")
+
+	// The Deployment goes back to v1 with its generation bumped: the old
+	// ReplicaSet is the new one again.
+	f.d.Spec.Template = template("job-worker:v1")
+	f.d.Generation = 3
+	assert.Equal(t, "job-worker-old", findNewReplicaSet(f.d, f.rss, &m).Name)
+
+	// The same pairs (UIDs and generations) answer from memory: a template
+	// changed in place without a bump, which kube-apiserver never serves,
+	// is not looked at again.
+	f.d.Spec.Template = template("job-worker:v2")
+	assert.Equal(t, "job-worker-old", findNewReplicaSet(f.d, f.rss, &m).Name)
+
+	// Generation 0 (a fake client's objects): compared every time.
+	f.d.Generation = 0
+	assert.Equal(t, "job-worker-new", findNewReplicaSet(f.d, f.rss, &m).Name)
+	f.d.Spec.Template = template("job-worker:v1")
+	assert.Equal(t, "job-worker-old", findNewReplicaSet(f.d, f.rss, &m).Name)
+}
+
+// TestTemplateMatchIsBounded: past MaxTemplateMatches answers it starts over.
+func TestTemplateMatchIsBounded(t *testing.T) {
+	f := newFixture(1)
+	var m TemplateMatch
+	for g := int64(1); g <= MaxTemplateMatches+10; g++ {
+		f.d.Generation = g
+		f.rss[1].Generation = 1
+		findNewReplicaSet(f.d, f.rss[1:], &m)
+	}
+	assert.LessOrEqual(t, len(m.known), MaxTemplateMatches)
+	assert.Equal(t, 10, len(m.known))
+}
