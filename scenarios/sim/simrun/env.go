@@ -23,9 +23,10 @@ import (
 // OperatorName is the name of the first operator's simulator.Controller.
 const OperatorName = "applicationupgrade"
 
-// ObservedVersion is the version the run's observers (event log,
-// transcript, Config.Observe) and the operator's watches see
-// ApplicationUpgrades at; the store keeps them at StorageVersion.
+// ObservedVersion is the version Config.Observe, the recorded calls and
+// the operator's watches see ApplicationUpgrades at; the store keeps them
+// at StorageVersion, and the event log and the transcript read them there
+// (showing the v1alpha1 phase).
 var ObservedVersion = upgradesv1alpha1.GroupVersion
 
 // Env is a simulation with the Kubernetes models and the operator
@@ -85,23 +86,29 @@ func NewEnv(ctx context.Context, cfg Config) (*Env, error) {
 		e.calls = judge.NewRecorder(e.start, sim.Now)
 		e.calls.SetTemplateHash(simulator.PodTemplateHash)
 	}
+	// The event log and the transcript read ApplicationUpgrades at the
+	// storage version: the log takes the v1alpha1 phase from the stored
+	// object (PhaseFromHub, what the v1alpha1 view shows) and the
+	// transcript converts only what it prints, so no upgrade event is
+	// converted for them.
 	sim.Subscribe(func(ev simulator.WatchEvent) {
-		alpha, isAlpha := ev.Object.(*upgradesv1alpha1.ApplicationUpgrade)
-		hub, isHub := ev.Stored.(*upgradesv1beta1.ApplicationUpgrade)
-		if isAlpha && isHub {
-			// The object alpha was converted from: no conversion back.
-			e.rec.ObserveUpgrade(ev.Type, hub, alpha.Status.Phase, ev.Time)
+		if hub, ok := ev.Object.(*upgradesv1beta1.ApplicationUpgrade); ok {
+			e.rec.ObserveUpgrade(ev.Type, hub, upgradesv1alpha1.PhaseFromHub(hub), ev.Time)
 		} else {
 			e.rec.Observe(ev.Type, ev.Object, ev.Time)
 		}
-		if e.calls != nil {
-			e.calls.Observe(ev.Type, ev.Object, ev.Time)
-		}
 		e.tr.Observe(ev.Type, ev.Object, ev.Time)
-		if cfg.Observe != nil {
-			cfg.Observe(ev)
-		}
-	}, ObservedVersion)
+	})
+	if e.calls != nil || cfg.Observe != nil {
+		sim.Subscribe(func(ev simulator.WatchEvent) {
+			if e.calls != nil {
+				e.calls.Observe(ev.Type, ev.Object, ev.Time)
+			}
+			if cfg.Observe != nil {
+				cfg.Observe(ev)
+			}
+		}, ObservedVersion)
+	}
 	sim.Subscribe(func(ev simulator.WatchEvent) {
 		switch ev.Object.(type) {
 		case *appsv1.Deployment, *appsv1.ReplicaSet, *appsv1.StatefulSet, *appsv1.DaemonSet, *appsv1.ControllerRevision, *corev1.Pod:

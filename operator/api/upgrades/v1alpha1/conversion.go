@@ -305,6 +305,18 @@ func componentPhases(p Phase) (v1beta1.Phase, v1beta1.ComponentPhase, v1beta1.Co
 	return v1beta1.Phase(p), "", ""
 }
 
+// PhaseFromHub is status.phase of u's v1alpha1 view (what ConvertFrom
+// writes there), read without converting the rest of u.
+func PhaseFromHub(u *v1beta1.ApplicationUpgrade) Phase {
+	w, a := pair(u.Spec)
+	var worker, api v1beta1.ComponentPhase
+	if w >= 0 {
+		worker = u.Status.Component(u.Spec.Components[w].Name).Phase
+		api = u.Status.Component(u.Spec.Components[a].Name).Phase
+	}
+	return PhaseOf(u.Status.Phase, worker, api)
+}
+
 // PhaseOf is the v1alpha1 phase of a v1beta1 upgrade phase with its worker
 // (callee) and API (caller) component phases; the inverse of componentPhases.
 func PhaseOf(p v1beta1.Phase, worker, api v1beta1.ComponentPhase) Phase {

@@ -104,6 +104,20 @@ func TestConversionRoundTripFromV1beta1(t *testing.T) {
 	}
 }
 
+// TestPhaseFromHubIsConvertFromsPhase: over random v1beta1 upgrades (every
+// graph shape, every phase), PhaseFromHub is the phase ConvertFrom writes.
+func TestPhaseFromHubIsConvertFromsPhase(t *testing.T) {
+	for seed := int64(1); seed <= 2000; seed++ {
+		var in v1beta1.ApplicationUpgrade
+		filler(seed).Fill(&in)
+		var spoke ApplicationUpgrade
+		require.NoError(t, spoke.ConvertFrom(in.DeepCopy()))
+		if got := PhaseFromHub(&in); got != spoke.Status.Phase {
+			t.Fatalf("seed %d: PhaseFromHub %q, ConvertFrom's phase %q (replay: go test ./operator/api/upgrades/v1alpha1 -run TestPhaseFromHubIsConvertFromsPhase)", seed, got, spoke.Status.Phase)
+		}
+	}
+}
+
 // TestConversionOfTheSeedShapeNeedsNoAnnotation: a v1beta1 "api depends on
 // worker" graph with v1alpha1-derivable status converts to a plain v1alpha1
 // object, and every v1alpha1 phase maps to component phases and back.
