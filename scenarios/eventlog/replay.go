@@ -9,25 +9,29 @@ import (
 // event carries a numeric one (one etcd, or the simulator's store, orders
 // all writes), else as recorded. The input is not modified.
 func Ordered(events []Event) []Event {
-	out := append([]Event(nil), events...)
-	rvs := make([]uint64, len(out))
-	for i, e := range out {
+	rvs := make([]uint64, len(events))
+	sorted := true
+	for i, e := range events {
 		rv, err := strconv.ParseUint(e.RV, 10, 64)
 		if err != nil {
-			return out
+			return append([]Event(nil), events...)
 		}
 		rvs[i] = rv
+		sorted = sorted && (i == 0 || rvs[i-1] <= rv)
 	}
-	idx := make([]int, len(out))
+	if sorted { // a log recorded in commit order, the usual case: one copy
+		return append([]Event(nil), events...)
+	}
+	idx := make([]int, len(events))
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return rvs[idx[a]] < rvs[idx[b]] })
-	sorted := make([]Event, len(out))
+	out := make([]Event, len(events))
 	for i, j := range idx {
-		sorted[i] = out[j]
+		out[i] = events[j]
 	}
-	return sorted
+	return out
 }
 
 // Key is "namespace/name", the key of every map of a State.

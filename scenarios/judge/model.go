@@ -2,10 +2,8 @@ package judge
 
 import (
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/anishathalye/porcupine"
@@ -63,57 +61,89 @@ func (p pod) old(d deployment) bool {
 
 // world is the model's state: every Deployment's template and desired
 // replicas, and every live pod (terminating ones included). Values are
-// never mutated once built; key is a canonical encoding for Equal and Hash.
+// never mutated once built; hash is the sum of a hash of every entry
+// (each Deployment with its key, name, images, hash, spec and wasRolled;
+// each pod with its key, owner, images, hash, ready and deleting), so it
+// depends on the entries and not on the maps' order, and is computed
+// without encoding the world: the judge builds one per step it explores.
 type world struct {
 	deployments map[string]deployment
 	pods        map[string]pod
-	key         string
+	hash        uint64
 }
 
 func newWorld(deps map[string]deployment, pods map[string]pod) *world {
 	w := &world{deployments: deps, pods: pods}
-	// One line per Deployment, "D key name images hash spec wasRolled",
-	// and per pod, "P key deployment images hash ready deleting" (images
-	// comma-separated), written without fmt: the judge builds a world per
-	// step it explores.
-	var b []byte
-	for _, n := range sortedKeys(deps) {
-		d := deps[n]
-		b = append(b, "D "...)
-		b = appendFields(b, n, d.name, d.images, d.hash)
-		b = strconv.AppendInt(b, int64(d.spec), 10)
-		b = append(b, ' ')
-		b = strconv.AppendBool(b, d.wasRolled)
-		b = append(b, '\n')
+	for k, d := range deps {
+		h := entryHash('D', k, d.name, d.images, d.hash)
+		h = fnvInt(h, int64(d.spec))
+		w.hash += fnvBool(h, d.wasRolled)
 	}
-	for _, n := range sortedKeys(pods) {
-		p := pods[n]
-		b = append(b, "P "...)
-		b = appendFields(b, n, p.deployment, p.images, p.hash)
-		b = strconv.AppendBool(b, p.ready)
-		b = append(b, ' ')
-		b = strconv.AppendBool(b, p.deleting)
-		b = append(b, '\n')
+	for k, p := range pods {
+		h := entryHash('P', k, p.deployment, p.images, p.hash)
+		h = fnvBool(h, p.ready)
+		w.hash += fnvBool(h, p.deleting)
 	}
-	w.key = string(b)
 	return w
 }
 
-// appendFields appends "key owner images hash " to b, images joined by commas.
-func appendFields(b []byte, key, owner string, images []string, hash string) []byte {
-	b = append(b, key...)
-	b = append(b, ' ')
-	b = append(b, owner...)
-	b = append(b, ' ')
-	for i, img := range images {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, img...)
+// equal reports whether w and o hold the same entries.
+func (w *world) equal(o *world) bool {
+	if w.hash != o.hash || len(w.deployments) != len(o.deployments) || len(w.pods) != len(o.pods) {
+		return false
 	}
-	b = append(b, ' ')
-	b = append(b, hash...)
-	return append(b, ' ')
+	for k, d := range w.deployments {
+		e, ok := o.deployments[k]
+		if !ok || d.name != e.name || d.hash != e.hash || d.spec != e.spec || d.wasRolled != e.wasRolled || !slices.Equal(d.images, e.images) {
+			return false
+		}
+	}
+	for k, p := range w.pods {
+		e, ok := o.pods[k]
+		if !ok || p.deployment != e.deployment || p.hash != e.hash || p.ready != e.ready || p.deleting != e.deleting || !slices.Equal(p.images, e.images) {
+			return false
+		}
+	}
+	return true
+}
+
+// FNV-1a, 64-bit (hash/fnv), over the fields of one entry, each string
+// followed by a separator byte no image, key or hash contains.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return (h ^ 0) * fnvPrime
+}
+
+func fnvInt(h uint64, v int64) uint64 {
+	for i := 0; i < 8; i++ {
+		h = (h ^ uint64(byte(v>>(8*i)))) * fnvPrime
+	}
+	return h
+}
+
+func fnvBool(h uint64, b bool) uint64 {
+	if b {
+		return (h ^ 1) * fnvPrime
+	}
+	return (h ^ 2) * fnvPrime
+}
+
+func entryHash(kind byte, key, owner string, images []string, hash string) uint64 {
+	h := (uint64(fnvOffset) ^ uint64(kind)) * fnvPrime
+	h = fnvString(h, key)
+	h = fnvString(h, owner)
+	h = fnvInt(h, int64(len(images)))
+	for _, img := range images {
+		h = fnvString(h, img)
+	}
+	return fnvString(h, hash)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -537,12 +567,8 @@ var Model = porcupine.Model{
 		ok, _, next := judge(state.(*world), input.(step))
 		return ok, next
 	},
-	Equal: func(a, b interface{}) bool { return a.(*world).key == b.(*world).key },
-	Hash: func(state interface{}) uint64 {
-		h := fnv.New64a()
-		h.Write([]byte(state.(*world).key))
-		return h.Sum64()
-	},
+	Equal:             func(a, b interface{}) bool { return a.(*world).equal(b.(*world)) },
+	Hash:              func(state interface{}) uint64 { return state.(*world).hash },
 	DescribeOperation: func(input, _ interface{}) string { return describeStep(input.(step)) },
 	DescribeState:     func(state interface{}) string { return describeWorld(state.(*world)) },
 }
