@@ -30,8 +30,9 @@ import (
 // (appupgrade.SafeText: no control characters, at most MaxStatusMessage
 // bytes).
 func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan appupgrade.Plan, written map[string]int64, refused map[string]int32) error {
-	next := u.DeepCopy()
-	st := &next.Status
+	// The status is built on a copy of its own; the whole object is copied
+	// only when the status changed (most passes change nothing).
+	st := u.Status.DeepCopy()
 	st.Phase, st.Message, st.ObservedGeneration = plan.Phase, appupgrade.SafeText(plan.Message, MaxStatusMessage), u.Generation
 	st.Components = componentStatuses(u.Status, g, plan, written, refused)
 	st.RolledOut = v1beta1.RolledOut(st.Components)
@@ -49,9 +50,13 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	// reflect.DeepEqual first: strict equality implies the semantic one
 	// and answers a pass that changed nothing without the semantic
 	// comparison's allocations (its time comparisons box both values).
-	if reflect.DeepEqual(u.Status, next.Status) || apiequality.Semantic.DeepEqual(u.Status, next.Status) {
+	if reflect.DeepEqual(&u.Status, st) || apiequality.Semantic.DeepEqual(&u.Status, st) {
 		return nil
 	}
+	next := &v1beta1.ApplicationUpgrade{TypeMeta: u.TypeMeta, Status: *st}
+	u.ObjectMeta.DeepCopyInto(&next.ObjectMeta)
+	u.Spec.DeepCopyInto(&next.Spec)
+	st = &next.Status
 	patch, err := statusMergePatch(u, next)
 	if err != nil {
 		return err
