@@ -76,8 +76,8 @@ RUN_FLAGS ?=
 # starting the operator does not change the CRD under a running watch.
 WEBHOOK_PORT ?= 9443
 .PHONY: run
-run: ## Run the manager against the current kubeconfig, serving the conversion webhook on 127.0.0.1:WEBHOOK_PORT (self-signed certificate shared with make install).
-	$(GO) run ./cmd/upgrade-operator --webhook-self-signed --webhook-port=$(WEBHOOK_PORT) $(RUN_FLAGS) $(ARGS)
+run: ## Run the manager against the current kubeconfig, serving the conversion webhook on 127.0.0.1:WEBHOOK_PORT (self-signed certificate shared with make install) and plain-HTTP metrics on 127.0.0.1:8080.
+	$(GO) run ./cmd/upgrade-operator --webhook-self-signed --webhook-port=$(WEBHOOK_PORT) --metrics-bind-address=127.0.0.1:8080 $(RUN_FLAGS) $(ARGS)
 
 ##@ Deploy (the kubebuilder verbs; the cluster is the current kubeconfig's)
 
@@ -327,7 +327,7 @@ test-chart: $(HELM) $(KUSTOMIZE) ## Chart and kustomize renderings (no cluster):
 lint-chart: $(HELM) ## helm lint --strict of the chart, default and namespaced values.
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set 'watchNamespaces={job-system}'
-	$(HELM) lint --strict $(CHART) --set platform.enabled=true --set vim.credentialsSecret=keystone --set metrics.secure=true
+	$(HELM) lint --strict $(CHART) --set platform.enabled=true --set vim.credentialsSecret=keystone --set metrics.secure=false --set metrics.port=8080
 ##@ Platform upgrades (the StarlingX Upgrade controller)
 
 .PHONY: test-platform
