@@ -4,16 +4,21 @@ package install
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // metricsWiring is what a rendering says about the metrics endpoint.
@@ -167,4 +172,68 @@ func TestChartServiceMonitor(t *testing.T) {
 	_, err := HelmTemplate(context.Background(), "uo", releaseNamespace, "metrics.serviceMonitor.tokenSecret.name=Bad_Name")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "tokenSecret")
+}
+
+// `kubectl apply --dry-run=server` of the chart's monitoring objects with
+// prometheus-operator's CRDs installed (`make prometheus-crds`: generated
+// from its API module, as its own Makefile does): the API server checks the
+// ServiceMonitor (each way it scrapes: Prometheus' token file, a token
+// Secret, plain HTTP) and the PrometheusRule against their schemas with
+// strict field validation, so a misspelled field is refused, not dropped.
+func TestServerSideDryRunMonitoring(t *testing.T) {
+	root := repoRoot(t)
+	var crdFiles []string
+	for _, name := range []string{"monitoring.coreos.com_servicemonitors.yaml", "monitoring.coreos.com_prometheusrules.yaml"} {
+		crdFiles = append(crdFiles, filepath.Join("bin", "prometheus-crds", name))
+	}
+	crds, err := ParseFiles(crdFiles...)
+	require.NoError(t, err, "prometheus-operator's CRDs in %s/bin/prometheus-crds: run make prometheus-crds", root)
+
+	_, c := startControlPlane(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	require.NoError(t, CreateAll(ctx, c, crds))
+	require.NoError(t, wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		for _, crd := range crds {
+			var live apiextensionsv1.CustomResourceDefinition
+			if err := c.Get(ctx, client.ObjectKey{Name: crd.GetName()}, &live); err != nil {
+				return false, err
+			}
+			if !slices.ContainsFunc(live.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
+				return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
+			}) {
+				return false, nil
+			}
+		}
+		return true, nil
+	}), "prometheus-operator's CRDs established")
+	createNamespaces(t, c, releaseNamespace)
+
+	monitoring := []string{"metrics.serviceMonitor.enabled=true", "metrics.prometheusRule.enabled=true"}
+	var first *unstructured.Unstructured
+	for _, sets := range [][]string{
+		nil,
+		{"metrics.serviceMonitor.tokenSecret.name=prometheus-uo-token"},
+		{"metrics.secure=false", "metrics.port=8080"},
+	} {
+		data, err := HelmTemplate(ctx, "uo", releaseNamespace, append(slices.Clone(monitoring), sets...)...)
+		objs := Select(render(t, data, err), "ServiceMonitor", "PrometheusRule")
+		require.Len(t, objs, 2, "%v", sets)
+		require.NoError(t, DryRun(ctx, c, objs), "%v", sets)
+		if first == nil {
+			first = Select(objs, "ServiceMonitor")[0]
+		}
+		t.Logf("%v: ServiceMonitor and PrometheusRule accepted", sets)
+	}
+
+	// The dry run is strict: a misspelled endpoint field is refused.
+	bad := first.DeepCopy()
+	eps, _, _ := unstructured.NestedSlice(bad.Object, "spec", "endpoints")
+	ep := eps[0].(map[string]any)
+	ep["bearerTokenFil"] = ep["bearerTokenFile"]
+	delete(ep, "bearerTokenFile")
+	require.NoError(t, unstructured.SetNestedSlice(bad.Object, eps, "spec", "endpoints"))
+	err = DryRun(ctx, c, []*unstructured.Unstructured{bad})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bearerTokenFil")
 }
