@@ -6,7 +6,6 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
@@ -14,10 +13,11 @@ import (
 // served.
 type MetricsOptions struct {
 	// Secure serves HTTPS and lets a request through only when its bearer
-	// token authenticates (TokenReview) and may get the non-resource URL
-	// /metrics (SubjectAccessReview): controller-runtime's
-	// filters.WithAuthenticationAndAuthorization. Needs create on
-	// tokenreviews and subjectaccessreviews (a ClusterRole).
+	// token authenticates (TokenReview; else 401) and may get the
+	// non-resource URL /metrics (SubjectAccessReview; else 403):
+	// controller-runtime's filters.WithAuthenticationAndAuthorization, a
+	// rejected token answered 401 (withAuthenticationAndAuthorization).
+	// Needs create on tokenreviews and subjectaccessreviews (a ClusterRole).
 	Secure bool
 	// CertDir holds tls.crt / tls.key for Secure; empty: a self-signed
 	// certificate generated at start (controller-runtime's default).
@@ -33,7 +33,7 @@ func metricsOptions(o Options) metricsserver.Options {
 	}
 	m.SecureServing = true
 	m.CertDir = o.Metrics.CertDir
-	m.FilterProvider = filters.WithAuthenticationAndAuthorization
+	m.FilterProvider = withAuthenticationAndAuthorization
 	if !o.Metrics.EnableHTTP2 {
 		m.TLSOpts = []func(*tls.Config){disableHTTP2}
 	}

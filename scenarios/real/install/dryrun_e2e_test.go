@@ -41,7 +41,10 @@ func TestServerSideDryRun(t *testing.T) {
 		},
 		"helm platform, VIM, 2 replicas": func() ([]byte, error) {
 			return HelmTemplate(ctx, "uo", releaseNamespace, "platform.enabled=true", "vim.endpoint=http://controller:4545",
-				"vim.credentialsSecret=keystone", "manager.replicas=3", "metrics.secure=true")
+				"vim.credentialsSecret=keystone", "manager.replicas=3")
+		},
+		"helm plain-HTTP metrics": func() ([]byte, error) {
+			return HelmTemplate(ctx, "uo", releaseNamespace, "metrics.secure=false", "metrics.port=8080")
 		},
 	}
 	for name, r := range renderings {

@@ -5,7 +5,9 @@ package install
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -16,10 +18,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/lunadas/upgrade-operator/deploy"
@@ -168,16 +172,52 @@ func tail(path string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// scrape GETs a Prometheus text endpoint and returns sample values by
-// their full name with labels, e.g. `foo_count` or `foo{phase="Completed"}`.
+// scrape GETs a plain-HTTP Prometheus text endpoint and returns sample
+// values by their full name with labels, e.g. `foo_count` or
+// `foo{phase="Completed"}`.
 func scrape(t *testing.T, url string) map[string]float64 {
 	t.Helper()
 	resp, err := http.Get(url)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
+	return parseMetrics(t, resp.Body)
+}
+
+// getMetrics GETs the manager's HTTPS metrics endpoint (--metrics-secure)
+// with token as the bearer token ("": none) and returns the status code
+// and body. The certificate is the manager's self-signed one, not
+// verified, as a ServiceMonitor's tlsConfig.insecureSkipVerify and curl -k.
+func getMetrics(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the manager's self-signed certificate
+	}}
+	resp, err := c.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(body)
+}
+
+// scrapeAs is scrape for the HTTPS endpoint with a bearer token.
+func scrapeAs(t *testing.T, url, token string) map[string]float64 {
+	t.Helper()
+	code, body := getMetrics(t, url, token)
+	require.Equal(t, http.StatusOK, code, "scrape %s: %s", url, body)
+	return parseMetrics(t, strings.NewReader(body))
+}
+
+func parseMetrics(t *testing.T, r io.Reader) map[string]float64 {
+	t.Helper()
 	out := map[string]float64{}
-	s := bufio.NewScanner(resp.Body)
+	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 1<<20), 1<<20)
 	for s.Scan() {
 		line := s.Text()
@@ -194,4 +234,54 @@ func scrape(t *testing.T, url string) map[string]float64 {
 	}
 	require.NoError(t, s.Err())
 	return out
+}
+
+// metricsScrapers creates, in namespace, ServiceAccount "metrics-scraper"
+// bound (ClusterRoleBinding) to the ClusterRole reader, as docs/README.md
+// and the chart's NOTES tell a user to, and ServiceAccount
+// "metrics-stranger" bound to nothing; it returns a token of each. Call it
+// before the scrape: the API server's RBAC authorizer sees a new binding
+// from its informer, a moment later.
+func metricsScrapers(t *testing.T, ctx context.Context, cfg *rest.Config, c client.Client, namespace, reader string) (scraper, stranger string) {
+	t.Helper()
+	objs := []*unstructured.Unstructured{
+		{Object: map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": "metrics-scraper", "namespace": namespace}}},
+		{Object: map[string]any{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": map[string]any{"name": "metrics-stranger", "namespace": namespace}}},
+		{Object: map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+			"metadata": map[string]any{"name": reader + "-scraper"},
+			"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": reader},
+			"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "metrics-scraper", "namespace": namespace}}}},
+	}
+	require.NoError(t, CreateAll(ctx, c, objs), "the scrapers' ServiceAccounts and binding")
+	token := func(name string) string {
+		sa, err := ServiceAccountConfig(ctx, cfg, namespace, name, time.Hour)
+		require.NoError(t, err)
+		return sa.BearerToken
+	}
+	return token("metrics-scraper"), token("metrics-stranger")
+}
+
+// assertSecureMetrics checks the HTTPS endpoint at url the way a user meets
+// it: no token 401, a token that is not one 401, a ServiceAccount not bound
+// to the metrics-reader role 403, and the bound one gets the series, which
+// it returns.
+func assertSecureMetrics(t *testing.T, url, scraper, stranger string) map[string]float64 {
+	t.Helper()
+	code, body := getMetrics(t, url, "")
+	assert.Equal(t, http.StatusUnauthorized, code, "no token: %s", body)
+	code, body = getMetrics(t, url, "not-a-token")
+	assert.Equal(t, http.StatusUnauthorized, code, "a bad token: %s", body)
+	code, body = getMetrics(t, url, stranger)
+	assert.Equal(t, http.StatusForbidden, code, "a ServiceAccount not bound to metrics-reader: %s", body)
+	assert.NotContains(t, body, "upgrade_operator_")
+	m := scrapeAs(t, url, scraper)
+	n := 0
+	for k := range m {
+		if strings.HasPrefix(k, "upgrade_operator_") {
+			n++
+		}
+	}
+	assert.Positive(t, n, "the bound ServiceAccount gets the upgrade_operator_ series")
+	t.Logf("secure metrics %s: no token 401, bad token 401, unbound 403, bound 200 with %d upgrade_operator_ samples", url, n)
+	return m
 }

@@ -83,6 +83,7 @@ func TestInClusterOnRealNode(t *testing.T) {
 		op.dumpLogs()
 		require.NoError(t, err)
 	}
+	scraper, stranger := metricsScrapers(t, ctx, cp.RESTConfig, c, releaseNamespace, "uo-upgrade-operator-metrics-reader")
 	res, err := realcluster.RunDemo(ctx, realcluster.DemoConfig{
 		RESTConfig: cp.RESTConfig, Timeout: 5 * time.Minute,
 		PodTemplate:  realnode.AdaptPodTemplate,
@@ -104,11 +105,12 @@ func TestInClusterOnRealNode(t *testing.T) {
 	}
 
 	// The new pod, not the deleted one, finished: it holds the Lease, it
-	// observed the handoff (metrics from the pod, on the node's loopback)
-	// and it serves both webhooks.
+	// observed the handoff (metrics from the pod, on the node's loopback:
+	// the chart's default HTTPS, tokens reviewed by the pod's
+	// ServiceAccount) and it serves both webhooks.
 	assert.NotEqual(t, op.deleted.Name, op.restarted.Name)
 	assert.NotEqual(t, op.holderAtDelete, op.leaseHolder(ctx), "the new pod took the Lease")
-	m := scrape(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", op.metricsPort))
+	m := assertSecureMetrics(t, fmt.Sprintf("https://127.0.0.1:%d/metrics", op.metricsPort), scraper, stranger)
 	assert.GreaterOrEqual(t, m[handoffCount], 1.0, "the restarted pod observed the handoff")
 	var a upgradesv1alpha1.ApplicationUpgrade
 	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: "job-system", Name: "upgrade-v2"}, &a), "a v1alpha1 read: conversion served by the pod")

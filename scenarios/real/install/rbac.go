@@ -21,7 +21,9 @@ var readVerbs = []string{"get", "list", "watch"}
 //     through the API);
 //   - delete or deletecollection on Deployments (the operator patches
 //     images; it never removes a workload);
-//   - escalate, bind or impersonate, which hand out more than they name.
+//   - escalate, bind or impersonate, which hand out more than they name;
+//   - any non-resource URL rule but get on /metrics alone (the
+//     metrics-reader ClusterRole a scraper is bound to for --metrics-secure).
 //
 // Non-RBAC objects are ignored. An empty result means minimal.
 func Minimality(objs []*unstructured.Unstructured) ([]string, error) {
@@ -43,7 +45,7 @@ func Minimality(objs []*unstructured.Unstructured) ([]string, error) {
 			if slices.Contains(r.APIGroups, "*") {
 				out = append(out, where+": wildcard API group")
 			}
-			if len(r.NonResourceURLs) > 0 {
+			if len(r.NonResourceURLs) > 0 && !metricsGet(r) {
 				out = append(out, where+": non-resource URLs")
 			}
 			if cluster && inGroup(r, "") && slices.Contains(r.Resources, "secrets") && anyOf(r.Verbs, readVerbs...) {
@@ -67,17 +69,26 @@ func serviceAccountsOnly(r rbacv1.PolicyRule) bool {
 	return slices.Equal(r.APIGroups, []string{""}) && slices.Equal(r.Resources, []string{"serviceaccounts"})
 }
 
+// metricsGet reports whether r is exactly get on the non-resource URL
+// /metrics: reading the manager's metrics, and nothing of the API.
+func metricsGet(r rbacv1.PolicyRule) bool {
+	return slices.Equal(r.NonResourceURLs, []string{"/metrics"}) && slices.Equal(r.Verbs, []string{"get"}) &&
+		len(r.APIGroups) == 0 && len(r.Resources) == 0 && len(r.ResourceNames) == 0
+}
+
 // NamespacedOnly returns one line per ClusterRole or ClusterRoleBinding in
 // objs that grants data cluster-wide: with watchNamespaces set, the chart
 // must grant nothing cluster-wide. Exempt: aggregated ClusterRoles
 // (rbac.authorization.k8s.io/aggregate-to-* labels: bound to nobody, they
-// extend admin/edit/view) and a ClusterRole whose only rule is create on
-// subjectaccessreviews (asking the authorizer reads nothing), with its
-// bindings.
+// extend admin/edit/view), a ClusterRole whose only rules are create on
+// subjectaccessreviews or tokenreviews (asking the authorizer or the
+// authenticator reads nothing: the webhook's rights checks and
+// --metrics-secure), and one whose only rule is get on /metrics (the
+// metrics-reader role for scrapers), with their bindings.
 func NamespacedOnly(objs []*unstructured.Unstructured) []string {
 	harmless := map[string]bool{}
 	for _, o := range Select(objs, "ClusterRole") {
-		if aggregated(o) || reviewsOnly(o) {
+		if aggregated(o) || reviewsOnly(o) || metricsReaderOnly(o) {
 			harmless[o.GetName()] = true
 		}
 	}
@@ -109,7 +120,22 @@ func reviewsOnly(o *unstructured.Unstructured) bool {
 		return false
 	}
 	for _, r := range rules {
-		if !slices.Equal(r.APIGroups, []string{"authorization.k8s.io"}) || !slices.Equal(r.Resources, []string{"subjectaccessreviews"}) || !slices.Equal(r.Verbs, []string{"create"}) {
+		sar := slices.Equal(r.APIGroups, []string{"authorization.k8s.io"}) && slices.Equal(r.Resources, []string{"subjectaccessreviews"})
+		tr := slices.Equal(r.APIGroups, []string{"authentication.k8s.io"}) && slices.Equal(r.Resources, []string{"tokenreviews"})
+		if !(sar || tr) || !slices.Equal(r.Verbs, []string{"create"}) || len(r.ResourceNames) > 0 || len(r.NonResourceURLs) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func metricsReaderOnly(o *unstructured.Unstructured) bool {
+	rules, err := rulesOf(o)
+	if err != nil || len(rules) == 0 {
+		return false
+	}
+	for _, r := range rules {
+		if !metricsGet(r) {
 			return false
 		}
 	}

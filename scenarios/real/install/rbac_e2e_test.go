@@ -39,6 +39,9 @@ func renderWatching(t *testing.T, sets ...string) []*unstructured.Unstructured {
 // With watchNamespaces the chart grants nothing cluster-wide: one Role and
 // RoleBinding in each watched namespace, and the leader election Role in
 // the release namespace. The grants are minimal and stop at the namespace.
+// Secure metrics (the default) add only ClusterRoles that read no data:
+// create on tokenreviews and subjectaccessreviews for the manager, get on
+// /metrics for a scraper (bound to nobody by the chart).
 func TestHelmWatchNamespacesRendersNamespacedRBACOnly(t *testing.T) {
 	objs := renderWatching(t, "webhook.certManager.enabled=true")
 	assert.Empty(t, NamespacedOnly(objs))
@@ -87,13 +90,21 @@ func TestHelmWatchNamespacesRendersNamespacedRBACOnly(t *testing.T) {
 		cluster = append(cluster, Name(o))
 	}
 	// Besides: the aggregated editor/viewer roles (for people, bound to
-	// nobody by the chart) and the manager's SubjectAccessReview role
-	// (issue 14), which NamespacedOnly exempts.
+	// nobody by the chart), the manager's SubjectAccessReview role (issue
+	// 14) and secure metrics' roles, which NamespacedOnly exempts.
 	assert.ElementsMatch(t, []string{
 		"ClusterRole uo-upgrade-operator-cert-rotation", "ClusterRoleBinding uo-upgrade-operator-cert-rotation",
 		"ClusterRole uo-upgrade-operator-applicationupgrade-editor", "ClusterRole uo-upgrade-operator-applicationupgrade-viewer",
 		"ClusterRole uo-upgrade-operator-authorization", "ClusterRoleBinding uo-upgrade-operator-authorization",
+		"ClusterRole uo-upgrade-operator-metrics-auth", "ClusterRoleBinding uo-upgrade-operator-metrics-auth",
+		"ClusterRole uo-upgrade-operator-metrics-reader",
 	}, cluster)
+	// metrics.secure=false removes exactly the metrics roles.
+	plain := renderWatching(t, "metrics.secure=false")
+	for _, o := range Select(plain, "ClusterRole", "ClusterRoleBinding") {
+		assert.NotContains(t, o.GetName(), "-metrics-", "metrics.secure=false renders %s", Name(o))
+	}
+	assert.Len(t, Select(plain, "ClusterRole", "ClusterRoleBinding"), len(cluster)-3)
 	for _, g := range []struct{ ns, group, resource, verb string }{
 		{releaseNamespace, "", "secrets", "update"},
 		{"", "apiextensions.k8s.io", "customresourcedefinitions", "watch"},
@@ -131,21 +142,16 @@ func TestHelmRenderingsAreMinimal(t *testing.T) {
 		nil,
 		{"platform.enabled=true", "vim.credentialsSecret=keystone"},
 		{"webhook.certManager.enabled=true", "platform.enabled=true", "vim.credentialsSecret=keystone", "manager.replicas=3"},
-		{"metrics.secure=true"},
+		{"metrics.secure=false", "metrics.port=8080"},
 		{"watchNamespaces={a,b}", "manager.leaderElection.enabled=false", "manager.replicas=1", "webhook.enabled=false"},
 	} {
 		t.Run(strings.Join(sets, ","), func(t *testing.T) {
 			data, err := HelmTemplate(context.Background(), "uo", releaseNamespace, sets...)
 			objs := render(t, data, err)
-			// metrics.secure's -metrics-reader ClusterRole (get /metrics) is
-			// bound to nothing: the user binds it to the scraper.
-			var granted []*unstructured.Unstructured
-			for _, o := range objs {
-				if !strings.HasSuffix(o.GetName(), "-metrics-reader") {
-					granted = append(granted, o)
-				}
-			}
-			violations, err := Minimality(granted)
+			// Secure metrics' -metrics-reader ClusterRole (get /metrics
+			// only, bound to nothing: the user binds it to the scraper) is
+			// the one non-resource rule Minimality accepts.
+			violations, err := Minimality(objs)
 			require.NoError(t, err)
 			assert.Empty(t, violations)
 			for _, s := range Select(objs, "Secret") {
@@ -159,7 +165,11 @@ func TestHelmRenderingsAreMinimal(t *testing.T) {
 // ServiceAccount, with exactly the chart's rendered RBAC and the rendered
 // Deployment's arguments, and the demo upgrade completes in order. Its log
 // must show no "forbidden", and its metrics endpoint, scraped while it
-// runs, one handoff observation per completed upgrade.
+// runs, one handoff observation per completed upgrade. The metrics are the
+// chart's default, HTTPS with each scrape's token reviewed by the API
+// server as the manager's ServiceAccount: refused without a token (401)
+// and to a ServiceAccount not bound to -metrics-reader (403), served to one
+// bound to it.
 func TestRBACServiceAccountCompletesDemo(t *testing.T) {
 	// cert-manager's rendering: the test gives the manager its certificate
 	// (no kubelet mounts a rotated Secret here).
@@ -179,6 +189,7 @@ func TestRBACServiceAccountCompletesDemo(t *testing.T) {
 	require.NoError(t, err)
 	kubeconfig := filepath.Join(t.TempDir(), "sa.kubeconfig")
 	require.NoError(t, WriteKubeconfig(saCfg, kubeconfig))
+	scraper, stranger := metricsScrapers(t, ctx, cp.RESTConfig, c, releaseNamespace, "uo-upgrade-operator-metrics-reader")
 
 	metricsAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	// The manager serves its webhooks (conversion, admission) as in the
@@ -188,7 +199,11 @@ func TestRBACServiceAccountCompletesDemo(t *testing.T) {
 	cert, err := appwebhook.SelfSigned([]string{"127.0.0.1"}, time.Hour)
 	require.NoError(t, err)
 	require.NoError(t, cert.WriteFiles(certDir))
-	args := append(managerArgs(t, objs), "--kubeconfig="+kubeconfig,
+	chartArgs := managerArgs(t, objs)
+	require.Contains(t, chartArgs, "--metrics-secure", "the chart's default")
+	require.Contains(t, chartArgs, "--metrics-bind-address=:8443", "the chart's default")
+	// The last --metrics-bind-address wins: a free loopback port here.
+	args := append(chartArgs, "--kubeconfig="+kubeconfig,
 		"--metrics-bind-address="+metricsAddr, "--health-probe-bind-address=0",
 		"--webhook-host=127.0.0.1", fmt.Sprintf("--webhook-port=%d", freePort(t)), "--webhook-cert-dir="+certDir)
 	t.Logf("manager as system:serviceaccount:%s:%s: %v", sas[0].GetNamespace(), sas[0].GetName(), args)
@@ -210,8 +225,9 @@ func TestRBACServiceAccountCompletesDemo(t *testing.T) {
 	}
 	require.Equal(t, 1, completed)
 
-	// The manager is still running: scrape it as Prometheus would.
-	m := scrape(t, "http://"+metricsAddr+"/metrics")
+	// The manager is still running: scrape it as Prometheus would, with
+	// the token of a ServiceAccount bound to -metrics-reader.
+	m := assertSecureMetrics(t, "https://"+metricsAddr+"/metrics", scraper, stranger)
 	assert.Equal(t, float64(completed), m[handoffCount], "one handoff observation per completed upgrade")
 	assert.Equal(t, float64(completed), m[`upgrade_operator_applicationupgrades{phase="Completed"}`])
 	assert.Equal(t, 2.0, m[`upgrade_operator_applicationupgrade_image_writes_total{kind="Deployment"}`], "the worker's and the API's")

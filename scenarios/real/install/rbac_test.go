@@ -10,7 +10,7 @@ import (
 )
 
 // The committed RBAC: the generated ClusterRole (deploy/ and the chart's
-// copy) and the hand-written leader-election Role.
+// copy), the hand-written leader-election Role and the metrics roles.
 var committedRBAC = []string{
 	"deploy/rbac/role.yaml",
 	"deploy/rbac/role_binding.yaml",
@@ -18,6 +18,9 @@ var committedRBAC = []string{
 	ChartDir + "/files/rbac/role.yaml",
 	"deploy/rbac/applicationupgrade_editor_role.yaml",
 	"deploy/rbac/applicationupgrade_viewer_role.yaml",
+	"deploy/rbac/metrics_auth_role.yaml",
+	"deploy/rbac/metrics_auth_role_binding.yaml",
+	"deploy/rbac/metrics_reader_role.yaml",
 }
 
 func TestCommittedRBACIsMinimal(t *testing.T) {
@@ -46,6 +49,9 @@ func TestMinimalityCatchesPlantedRules(t *testing.T) {
 		{"escalate", "ClusterRole", rule("rbac.authorization.k8s.io", "roles", "escalate"), "escalate, bind or impersonate"},
 		{"impersonate users", "ClusterRole", rule("", "users", "impersonate"), "escalate, bind or impersonate"},
 		{"impersonate groups", "Role", rule("", "groups", "impersonate"), "escalate, bind or impersonate"},
+		{"non-resource URL other than /metrics", "ClusterRole", urlRule([]string{"/healthz"}, "get"), "non-resource URLs"},
+		{"non-resource wildcard", "ClusterRole", urlRule([]string{"*"}, "get"), "non-resource URLs"},
+		{"post /metrics", "ClusterRole", urlRule([]string{"/metrics"}, "get", "post"), "non-resource URLs"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +85,35 @@ func TestNamespacedOnly(t *testing.T) {
 	sar := role("ClusterRole", rule("authorization.k8s.io", "subjectaccessreviews", "create"))
 	assert.Empty(t, NamespacedOnly([]*unstructured.Unstructured{sar}), "creating SubjectAccessReviews reads no data")
 	assert.Len(t, NamespacedOnly([]*unstructured.Unstructured{role("ClusterRole", rule("authorization.k8s.io", "subjectaccessreviews", "create", "get"))}), 1)
+
+	// --metrics-secure's roles: the manager's reviews and the scraper's
+	// /metrics get grant no data; anything more is reported.
+	metrics, err := ParseFiles("deploy/rbac/metrics_auth_role.yaml", "deploy/rbac/metrics_auth_role_binding.yaml", "deploy/rbac/metrics_reader_role.yaml")
+	require.NoError(t, err)
+	require.Len(t, metrics, 3)
+	assert.Empty(t, NamespacedOnly(metrics))
+	assert.Len(t, NamespacedOnly([]*unstructured.Unstructured{role("ClusterRole", rule("authentication.k8s.io", "tokenreviews", "create", "list"))}), 1)
+	assert.Len(t, NamespacedOnly([]*unstructured.Unstructured{role("ClusterRole", urlRule([]string{"/metrics", "/debug/pprof"}, "get"))}), 1)
+}
+
+// The metrics-reader rule (get /metrics) is the one non-resource rule
+// Minimality accepts.
+func TestMinimalityAllowsMetricsReader(t *testing.T) {
+	got, err := Minimality([]*unstructured.Unstructured{role("ClusterRole", urlRule([]string{"/metrics"}, "get"))})
+	require.NoError(t, err)
+	assert.Empty(t, got)
+}
+
+func urlRule(urls []string, verbs ...string) map[string]any {
+	us := make([]any, len(urls))
+	for i, u := range urls {
+		us[i] = u
+	}
+	vs := make([]any, len(verbs))
+	for i, v := range verbs {
+		vs[i] = v
+	}
+	return map[string]any{"nonResourceURLs": us, "verbs": vs}
 }
 
 func TestGranted(t *testing.T) {
