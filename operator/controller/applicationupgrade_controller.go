@@ -126,8 +126,13 @@ const AgainAt = time.Nanosecond
 // reconcilePass is one pass of Reconcile; again reports that the pass ended
 // with every write and its status patch done and a component Upgrading.
 func (r *ApplicationUpgradeReconciler) reconcilePass(ctx context.Context, req ctrl.Request) (_ ctrl.Result, again bool, _ error) {
+	// The upgrade is the cache's object, not a copy (as the workloads and
+	// lists of observe): a pass reads it, builds its status patch on a
+	// copy (patchStatus) and replaces it whole with its own newer status
+	// (ownStatuses.newest), never changing what it shares with the cache;
+	// the simulator checks that (simulator.CheckSharedReads).
 	var u v1beta1.ApplicationUpgrade
-	if err := r.Client.Get(ctx, req.NamespacedName, &u); err != nil {
+	if err := r.Client.Get(ctx, req.NamespacedName, &u, client.UnsafeDisableDeepCopy); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.writeHolds().clear(req.NamespacedName)
 			r.ownStatuses().forget(req.NamespacedName)
