@@ -139,23 +139,7 @@ func TestFluxManifestsServerSideDryRun(t *testing.T) {
 	_, c := startControlPlane(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	require.NoError(t, CreateAll(ctx, c, crds))
-	require.NoError(t, wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		for _, crd := range crds {
-			var live apiextensionsv1.CustomResourceDefinition
-			if err := c.Get(ctx, client.ObjectKey{Name: crd.GetName()}, &live); err != nil {
-				return false, err
-			}
-			established := false
-			for _, cond := range live.Status.Conditions {
-				established = established || (cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue)
-			}
-			if !established {
-				return false, nil
-			}
-		}
-		return true, nil
-	}), "Flux's CRDs established")
+	createEstablished(ctx, t, c, crds, "Flux's CRDs")
 	createNamespaces(t, c, "flux-system")
 
 	var all []*unstructured.Unstructured
@@ -211,4 +195,26 @@ func TestFluxManifestsServerSideDryRun(t *testing.T) {
 			return o.GetAPIVersion() == m["apiVersion"] && o.GetKind() == m["kind"] && o.GetName() == m["name"] && o.GetNamespace() == m["namespace"]
 		}), "health check %v names an object of %s", m, path)
 	}
+}
+
+// createEstablished creates the CustomResourceDefinitions crds and waits
+// (up to a minute) until the API server reports each Established; what
+// names them in the failure.
+func createEstablished(ctx context.Context, t *testing.T, c client.Client, crds []*unstructured.Unstructured, what string) {
+	t.Helper()
+	require.NoError(t, CreateAll(ctx, c, crds))
+	require.NoError(t, wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		for _, crd := range crds {
+			var live apiextensionsv1.CustomResourceDefinition
+			if err := c.Get(ctx, client.ObjectKey{Name: crd.GetName()}, &live); err != nil {
+				return false, err
+			}
+			if !slices.ContainsFunc(live.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
+				return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
+			}) {
+				return false, nil
+			}
+		}
+		return true, nil
+	}), "%s established", what)
 }

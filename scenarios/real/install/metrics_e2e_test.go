@@ -14,11 +14,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // metricsWiring is what a rendering says about the metrics endpoint.
@@ -192,21 +189,7 @@ func TestServerSideDryRunMonitoring(t *testing.T) {
 	_, c := startControlPlane(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	require.NoError(t, CreateAll(ctx, c, crds))
-	require.NoError(t, wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		for _, crd := range crds {
-			var live apiextensionsv1.CustomResourceDefinition
-			if err := c.Get(ctx, client.ObjectKey{Name: crd.GetName()}, &live); err != nil {
-				return false, err
-			}
-			if !slices.ContainsFunc(live.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
-				return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
-			}) {
-				return false, nil
-			}
-		}
-		return true, nil
-	}), "prometheus-operator's CRDs established")
+	createEstablished(ctx, t, c, crds, "prometheus-operator's CRDs")
 	createNamespaces(t, c, releaseNamespace)
 
 	monitoring := []string{"metrics.serviceMonitor.enabled=true", "metrics.prometheusRule.enabled=true"}
