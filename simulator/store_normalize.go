@@ -193,7 +193,9 @@ func contentChanged(a, b client.Object) bool {
 		case "TypeMeta", "ObjectMeta", "Status":
 			continue
 		}
-		if !equality.Semantic.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+		// Compared through pointers: the same comparison without boxing a
+		// copy of each spec struct (a whole PodSpec per pod write).
+		if !equality.Semantic.DeepEqual(va.Field(i).Addr().Interface(), vb.Field(i).Addr().Interface()) {
 			return true
 		}
 	}
