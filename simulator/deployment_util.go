@@ -51,11 +51,17 @@ func newDeploymentCondition(t appsv1.DeploymentConditionType, st corev1.Conditio
 		LastUpdateTime: metav1.NewTime(now), LastTransitionTime: metav1.NewTime(now)}
 }
 
+// getDeploymentCondition is the condition of type t, or nil
+// (GetDeploymentCondition). Upstream returns a pointer to a copy; the
+// model points into st.Conditions itself, one allocation less per call:
+// its callers only read it, and conditions change only as whole new
+// slices (setDeploymentCondition, removeDeploymentCondition), never in
+// place (a write into a shared status would be caught by
+// CheckSharedReads).
 func getDeploymentCondition(st appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
 	for i := range st.Conditions {
 		if st.Conditions[i].Type == t {
-			c := st.Conditions[i]
-			return &c
+			return &st.Conditions[i]
 		}
 	}
 	return nil
@@ -79,8 +85,20 @@ func removeDeploymentCondition(st *appsv1.DeploymentStatus, t appsv1.DeploymentC
 	st.Conditions = withoutDeploymentCondition(st.Conditions, t)
 }
 
+// withoutDeploymentCondition is a new slice of the conditions not of type
+// t (filterOutCondition), nil when none is left; allocated once, with room
+// for the condition setDeploymentCondition appends.
 func withoutDeploymentCondition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType) []appsv1.DeploymentCondition {
-	var out []appsv1.DeploymentCondition
+	n := 0
+	for i := range cs {
+		if cs[i].Type != t {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]appsv1.DeploymentCondition, 0, n+1)
 	for _, c := range cs {
 		if c.Type != t {
 			out = append(out, c)
