@@ -29,6 +29,9 @@ type replicaSetController struct {
 	s                   *Sim
 	c                   *simClient
 	terminatingReplicas bool
+	// req is the ReplicaSet updateStatus sends (and answers with), reused
+	// by the next sync.
+	req appsv1.ReplicaSet
 }
 
 func (rsc *replicaSetController) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
