@@ -21,11 +21,14 @@ import (
 // path that notifies subscribers. Stored objects are never mutated in
 // place: every write replaces the entry, so a stored pointer is a snapshot.
 type store struct {
-	s             *Sim
-	rv            uint64
-	uids          uint64
-	kinds         map[schema.GroupVersionKind]map[types.NamespacedName]client.Object
-	sorted        map[schema.GroupVersionKind][]client.Object  // list's answer per kind, until the next commit of that kind
+	s      *Sim
+	rv     uint64
+	uids   uint64
+	kinds  map[schema.GroupVersionKind]map[types.NamespacedName]client.Object
+	sorted map[schema.GroupVersionKind][]client.Object // list's answer per kind, until the next commit of that kind
+	// freeEvents are versionedEvents whose commit has told every
+	// subscriber, reused by the next commit (no subscriber keeps one).
+	freeEvents    []*versionedEvent
 	indexed       map[schema.GroupKind]map[indexedKey][]string // registered indexes' values per object, until the next commit of that kind
 	indexes       map[schema.GroupVersionKind]map[string]client.IndexerFunc
 	clusterScoped map[schema.GroupKind]bool
@@ -183,9 +186,25 @@ func (st *store) commit(typ watch.EventType, gvk schema.GroupVersionKind, obj, o
 	// Subscribers get the stored object itself, shared and read-only, as an
 	// informer's event handlers get the cache's (checked with CheckSharedReads).
 	st.s.shared.handOut("a watch subscriber", obj)
-	ev := &versionedEvent{st: st, gvk: gvk, stored: obj,
+	// The event is taken from freeEvents and given back once every
+	// subscriber has had it: subscribers read it only while notified
+	// (dispatch copies what it delivers, the others get a WatchEvent
+	// value), and a commit made by a subscriber takes another one. Its
+	// conversions map is cleared, not dropped.
+	var ev *versionedEvent
+	if n := len(st.freeEvents); n > 0 {
+		ev, st.freeEvents = st.freeEvents[n-1], st.freeEvents[:n-1]
+	} else {
+		ev = new(versionedEvent)
+	}
+	conv := ev.conv
+	clear(conv)
+	*ev = versionedEvent{st: st, gvk: gvk, stored: obj, conv: conv,
 		ev: WatchEvent{Type: typ, Object: obj, Old: old, Time: st.s.now, Stored: obj}}
 	for _, sub := range st.s.subs {
 		sub.notify(ev)
 	}
+	clear(ev.conv)
+	*ev = versionedEvent{conv: ev.conv}
+	st.freeEvents = append(st.freeEvents, ev)
 }
