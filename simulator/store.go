@@ -26,6 +26,9 @@ type store struct {
 	uids   uint64
 	kinds  map[schema.GroupVersionKind]map[types.NamespacedName]client.Object
 	sorted map[schema.GroupVersionKind][]client.Object // list's answer per kind, until the next commit of that kind
+	// sortedKeys are each kind's keys in list order, until an object of
+	// the kind is added or removed (a modification keeps the keys).
+	sortedKeys map[schema.GroupVersionKind][]types.NamespacedName
 	// freeEvents are versionedEvents whose commit has told every
 	// subscriber, reused by the next commit (no subscriber keeps one).
 	freeEvents    []*versionedEvent
@@ -41,6 +44,7 @@ func newStore(s *Sim) *store {
 		s:             s,
 		kinds:         map[schema.GroupVersionKind]map[types.NamespacedName]client.Object{},
 		sorted:        map[schema.GroupVersionKind][]client.Object{},
+		sortedKeys:    map[schema.GroupVersionKind][]types.NamespacedName{},
 		indexed:       map[schema.GroupKind]map[indexedKey][]string{},
 		indexes:       map[schema.GroupVersionKind]map[string]client.IndexerFunc{},
 		clusterScoped: map[schema.GroupKind]bool{},
@@ -128,6 +132,22 @@ func (st *store) list(gvk schema.GroupVersionKind) []client.Object {
 
 func (st *store) sortedObjects(gvk schema.GroupVersionKind) []client.Object {
 	objs := st.kinds[gvk]
+	keys, ok := st.sortedKeys[gvk]
+	if !ok {
+		keys = objectKeysSorted(objs)
+		st.sortedKeys[gvk] = keys
+	} else if st.s.shared.on && !slices.Equal(keys, objectKeysSorted(objs)) {
+		panic(fmt.Sprintf("simulator: the remembered list order of %s is stale", gvk.Kind))
+	}
+	out := make([]client.Object, len(keys))
+	for i, k := range keys {
+		out[i] = objs[k]
+	}
+	return out
+}
+
+// objectKeysSorted are objs' keys ordered by namespace and name.
+func objectKeysSorted(objs map[types.NamespacedName]client.Object) []types.NamespacedName {
 	keys := make([]types.NamespacedName, 0, len(objs))
 	for k := range objs {
 		keys = append(keys, k)
@@ -140,11 +160,7 @@ func (st *store) sortedObjects(gvk schema.GroupVersionKind) []client.Object {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	out := make([]client.Object, len(keys))
-	for i, k := range keys {
-		out[i] = objs[k]
-	}
-	return out
+	return keys
 }
 
 // kindsSorted lists every kind that has held objects, in a stable order.
@@ -176,8 +192,12 @@ func (st *store) commit(typ watch.EventType, gvk schema.GroupVersionKind, obj, o
 	}
 	if typ == watch.Deleted {
 		delete(m, key)
+		delete(st.sortedKeys, gvk)
 		st.forgetConversions(gvk, key)
 	} else {
+		if _, had := m[key]; !had {
+			delete(st.sortedKeys, gvk)
+		}
 		m[key] = obj
 	}
 	if len(st.s.subs) == 0 {
