@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -247,21 +248,41 @@ func imagesEqual(a, b []corev1.Container) bool {
 
 // rsByCreation sorts oldest first, then by name (ReplicaSetsByCreationTimestamp).
 func rsByCreation(rss []*appsv1.ReplicaSet) {
-	sort.SliceStable(rss, func(i, j int) bool {
-		a, b := rss[i], rss[j]
-		if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return a.Name < b.Name
-		}
-		return a.CreationTimestamp.Before(&b.CreationTimestamp)
-	})
+	// A stable sort by the same order as sort.SliceStable's, without its
+	// reflective swapper: a stable sort's result is the one the order and
+	// the input determine.
+	slices.SortStableFunc(rss, compareRSCreation)
+}
+
+// compareRSCreation orders ReplicaSets by creation time, then name.
+func compareRSCreation(a, b *appsv1.ReplicaSet) int {
+	switch {
+	case rsCreatedBefore(a, b):
+		return -1
+	case rsCreatedBefore(b, a):
+		return 1
+	}
+	return 0
+}
+
+func rsCreatedBefore(a, b *appsv1.ReplicaSet) bool {
+	if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.Name < b.Name
+	}
+	return a.CreationTimestamp.Before(&b.CreationTimestamp)
 }
 
 // findNewReplicaSet is the oldest ReplicaSet whose template equals the
 // Deployment's (FindNewReplicaSet), compared through match (nil: compared
 // every time).
 func findNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, match *templateMatch) *appsv1.ReplicaSet {
-	sorted := append([]*appsv1.ReplicaSet(nil), rss...)
-	rsByCreation(sorted)
+	// The callers' lists are in creation order already (replicaSetsFor):
+	// sorting a copy of a sorted list, stably, gives it back unchanged.
+	sorted := rss
+	if !slices.IsSortedFunc(rss, compareRSCreation) {
+		sorted = append([]*appsv1.ReplicaSet(nil), rss...)
+		rsByCreation(sorted)
+	}
 	for _, rs := range sorted {
 		if match.equal(d, rs) {
 			return rs
