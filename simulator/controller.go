@@ -295,16 +295,19 @@ func (c *Controller) deliver(w boundWatch, ev WatchEvent) {
 		}
 		delay = d
 	}
-	epoch := c.epoch
-	c.s.Schedule(delay, c.watchWhat, func() {
-		if c.crashed || c.epoch != epoch {
-			return
-		}
-		c.enqueueMapped(w, ev.Object)
-		if ev.Type == watch.Modified && ev.Old != nil && w.Map != nil {
-			c.enqueueMapped(w, ev.Old)
-		}
-	})
+	c.s.scheduleDelivery(delay, c.watchWhat, c, delivery{w: w, ev: ev, epoch: c.epoch})
+}
+
+// arrive is a delivered watch event reaching the controller's queue,
+// unless the controller crashed since it was sent.
+func (c *Controller) arrive(d *delivery) {
+	if c.crashed || c.epoch != d.epoch {
+		return
+	}
+	c.enqueueMapped(d.w, d.ev.Object)
+	if d.ev.Type == watch.Modified && d.ev.Old != nil && d.w.Map != nil {
+		c.enqueueMapped(d.w, d.ev.Old)
+	}
 }
 
 func (c *Controller) enqueueMapped(w boundWatch, obj client.Object) {

@@ -51,25 +51,32 @@ func (dc *deploymentController) getNewReplicaSet(ctx context.Context, d *appsv1.
 
 func (dc *deploymentController) syncExistingNewReplicaSet(ctx context.Context, d *appsv1.Deployment, existing *appsv1.ReplicaSet, newRevision string) (*appsv1.ReplicaSet, error) {
 	// Upstream deep-copies the ReplicaSet (rsCopy) before setting its
-	// annotations. The model sets them on a shallow copy with a copy of the
-	// annotations (all setNewReplicaSetAnnotations changes for an existing
-	// one) and deep-copies only to write; otherwise the shallow copy shares
-	// metadata, spec and status with the listed ReplicaSet, read only as the
-	// list is (a write into it would be caught by CheckSharedReads), and the
-	// callers copy before they scale it (scaleReplicaSet).
-	rs := new(appsv1.ReplicaSet)
-	*rs = *existing
-	rs.Annotations = maps.Clone(existing.Annotations)
-	annotationsChanged := setNewReplicaSetAnnotations(d, rs, newRevision, true)
-	if annotationsChanged || rs.Spec.MinReadySeconds != d.Spec.MinReadySeconds {
-		annotations := rs.Annotations
-		rs = existing.DeepCopy()
-		rs.Annotations = annotations
+	// annotations. The model sets them on a copy of the annotations alone
+	// (all setNewReplicaSetAnnotations reads and changes for an existing
+	// one, kept in a probe on the stack) and deep-copies only to write;
+	// otherwise it returns the listed ReplicaSet itself, whose annotations
+	// the probe then holds unchanged, read only as the list is (a write
+	// into it would be caught by CheckSharedReads): the callers copy before
+	// they scale it (scaleReplicaSet).
+	var probe appsv1.ReplicaSet
+	probe.Annotations = maps.Clone(existing.Annotations)
+	annotationsChanged := setNewReplicaSetAnnotations(d, &probe, newRevision, true)
+	if annotationsChanged || existing.Spec.MinReadySeconds != d.Spec.MinReadySeconds {
+		rs := existing.DeepCopy()
+		rs.Annotations = probe.Annotations
 		rs.Spec.MinReadySeconds = d.Spec.MinReadySeconds
 		if err := dc.c.Update(ctx, rs); err != nil {
 			return nil, fmt.Errorf("update new replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
 		}
 		return rs, nil
+	}
+	rs := existing
+	if existing.Annotations == nil {
+		// setNewReplicaSetAnnotations made them an empty map, as upstream's
+		// copy holds.
+		rs = new(appsv1.ReplicaSet)
+		*rs = *existing
+		rs.Annotations = probe.Annotations
 	}
 	needsUpdate := setDeploymentRevision(d, rs.Annotations[RevisionAnnotation])
 	if hasProgressDeadline(d) && getDeploymentCondition(d.Status, appsv1.DeploymentProgressing) == nil {

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -51,11 +52,17 @@ func newDeploymentCondition(t appsv1.DeploymentConditionType, st corev1.Conditio
 		LastUpdateTime: metav1.NewTime(now), LastTransitionTime: metav1.NewTime(now)}
 }
 
+// getDeploymentCondition is the condition of type t, or nil
+// (GetDeploymentCondition). Upstream returns a pointer to a copy; the
+// model points into st.Conditions itself, one allocation less per call:
+// its callers only read it, and conditions change only as whole new
+// slices (setDeploymentCondition, removeDeploymentCondition), never in
+// place (a write into a shared status would be caught by
+// CheckSharedReads).
 func getDeploymentCondition(st appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
 	for i := range st.Conditions {
 		if st.Conditions[i].Type == t {
-			c := st.Conditions[i]
-			return &c
+			return &st.Conditions[i]
 		}
 	}
 	return nil
@@ -79,8 +86,20 @@ func removeDeploymentCondition(st *appsv1.DeploymentStatus, t appsv1.DeploymentC
 	st.Conditions = withoutDeploymentCondition(st.Conditions, t)
 }
 
+// withoutDeploymentCondition is a new slice of the conditions not of type
+// t (filterOutCondition), nil when none is left; allocated once, with room
+// for the condition setDeploymentCondition appends.
 func withoutDeploymentCondition(cs []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType) []appsv1.DeploymentCondition {
-	var out []appsv1.DeploymentCondition
+	n := 0
+	for i := range cs {
+		if cs[i].Type != t {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]appsv1.DeploymentCondition, 0, n+1)
 	for _, c := range cs {
 		if c.Type != t {
 			out = append(out, c)
@@ -229,21 +248,41 @@ func imagesEqual(a, b []corev1.Container) bool {
 
 // rsByCreation sorts oldest first, then by name (ReplicaSetsByCreationTimestamp).
 func rsByCreation(rss []*appsv1.ReplicaSet) {
-	sort.SliceStable(rss, func(i, j int) bool {
-		a, b := rss[i], rss[j]
-		if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-			return a.Name < b.Name
-		}
-		return a.CreationTimestamp.Before(&b.CreationTimestamp)
-	})
+	// A stable sort by the same order as sort.SliceStable's, without its
+	// reflective swapper: a stable sort's result is the one the order and
+	// the input determine.
+	slices.SortStableFunc(rss, compareRSCreation)
+}
+
+// compareRSCreation orders ReplicaSets by creation time, then name.
+func compareRSCreation(a, b *appsv1.ReplicaSet) int {
+	switch {
+	case rsCreatedBefore(a, b):
+		return -1
+	case rsCreatedBefore(b, a):
+		return 1
+	}
+	return 0
+}
+
+func rsCreatedBefore(a, b *appsv1.ReplicaSet) bool {
+	if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.Name < b.Name
+	}
+	return a.CreationTimestamp.Before(&b.CreationTimestamp)
 }
 
 // findNewReplicaSet is the oldest ReplicaSet whose template equals the
 // Deployment's (FindNewReplicaSet), compared through match (nil: compared
 // every time).
 func findNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet, match *templateMatch) *appsv1.ReplicaSet {
-	sorted := append([]*appsv1.ReplicaSet(nil), rss...)
-	rsByCreation(sorted)
+	// The callers' lists are in creation order already (replicaSetsFor):
+	// sorting a copy of a sorted list, stably, gives it back unchanged.
+	sorted := rss
+	if !slices.IsSortedFunc(rss, compareRSCreation) {
+		sorted = append([]*appsv1.ReplicaSet(nil), rss...)
+		rsByCreation(sorted)
+	}
 	for _, rs := range sorted {
 		if match.equal(d, rs) {
 			return rs

@@ -6,12 +6,33 @@ import (
 )
 
 // event is one scheduled action: fn runs at virtual time at; seq breaks ties
-// so events scheduled earlier run first.
+// so events scheduled earlier run first. A watch delivery (Controller.deliver,
+// the most frequent event) is held in the event itself instead of a closure:
+// fn is nil and to is set — events are reused, so it allocates nothing.
 type event struct {
 	at   time.Time
 	seq  uint64
 	what string
 	fn   func()
+	to   *Controller
+	d    delivery
+}
+
+// delivery is a watch event on its way to a controller: w's event ev, sent
+// in the controller's epoch (a crash in between drops it).
+type delivery struct {
+	w     boundWatch
+	ev    WatchEvent
+	epoch int
+}
+
+// run runs the event's action.
+func (e *event) run() {
+	if e.fn != nil {
+		e.fn()
+		return
+	}
+	e.to.arrive(&e.d)
 }
 
 // eventHeap is a min-heap of events ordered by (at, seq).

@@ -71,8 +71,15 @@ type versionedEvent struct {
 	st     *store
 	gvk    schema.GroupVersionKind
 	ev     WatchEvent
-	stored client.Object                           // the object as stored (ev.Object at the storage version)
-	conv   map[schema.GroupVersionKind]*WatchEvent // nil: failed
+	stored client.Object // the object as stored (ev.Object at the storage version)
+	conv   map[schema.GroupVersionKind]convertedEvent
+}
+
+// convertedEvent is a versionedEvent's conversion to one version; ok is
+// false when it failed.
+type convertedEvent struct {
+	ev WatchEvent
+	ok bool
 }
 
 // at is the event at version gvk; false when the conversion failed (logged).
@@ -80,24 +87,21 @@ func (v *versionedEvent) at(gvk schema.GroupVersionKind) (WatchEvent, bool) {
 	if gvk == v.gvk || v.st.conversions[gvk.GroupKind()] == nil {
 		return v.ev, true
 	}
-	if e, done := v.conv[gvk]; done {
-		if e == nil {
-			return WatchEvent{}, false
-		}
-		return *e, true
+	if c, done := v.conv[gvk]; done {
+		return c.ev, c.ok
 	}
 	if v.conv == nil {
-		v.conv = map[schema.GroupVersionKind]*WatchEvent{}
+		v.conv = map[schema.GroupVersionKind]convertedEvent{}
 	}
 	src := v.ev
 	src.Object = v.stored // the stored pointer: its conversion is memoised
 	e, err := v.st.convertEvent(src, v.gvk, gvk)
 	if err != nil {
-		v.conv[gvk] = nil
+		v.conv[gvk] = convertedEvent{}
 		v.st.s.logger.Error(err, "watch event dropped: conversion failed", "kind", gvk, "object", objectName(v.ev.Object))
 		return WatchEvent{}, false
 	}
-	v.conv[gvk] = &e
+	v.conv[gvk] = convertedEvent{ev: e, ok: true}
 	return e, true
 }
 

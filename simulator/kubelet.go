@@ -21,10 +21,12 @@ import (
 // its grace period). A terminating pod keeps its status until then, as
 // with kwok: its containers still run.
 type kubelet struct {
-	s      *Sim
-	c      *simClient
-	opts   KubeOptions
-	pods   map[types.UID]*podRun
+	s    *Sim
+	c    *simClient
+	opts KubeOptions
+	pods map[types.UID]*podRun
+	// req is the pod writeStatus sends, reused by the next write.
+	req    corev1.Pod
 	podIPs int
 }
 

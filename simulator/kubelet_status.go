@@ -19,12 +19,16 @@ func (k *kubelet) writeStatus(run *podRun) {
 		return
 	}
 	// The pod as the kubelet's informer holds it (shared, read-only), with
-	// a status of its own to fill; the write's answer is dropped.
-	pod := &corev1.Pod{}
+	// a status of its own to fill; the write's answer is dropped. The pod
+	// is the kubelet's reused request (k.req): the write keeps nothing of
+	// it and writes never overlap.
+	pod := &k.req
+	*pod = corev1.Pod{}
 	if err := k.c.Get(k.s.ctx(), run.key, pod, client.UnsafeDisableDeepCopy); err != nil || pod.UID != run.uid {
 		return
 	}
-	pod.Status = *pod.Status.DeepCopy()
+	shared := pod.Status
+	shared.DeepCopyInto(&pod.Status)
 	k.fillStatus(run, &pod.Status)
 	if err := k.c.updateStatusDropAnswer(pod); err != nil && !apierrors.IsNotFound(err) {
 		k.s.Schedule(time.Second, "kubelet status retry "+run.key.String(), func() { k.writeStatus(run) })

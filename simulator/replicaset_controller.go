@@ -29,6 +29,9 @@ type replicaSetController struct {
 	s                   *Sim
 	c                   *simClient
 	terminatingReplicas bool
+	// req is the ReplicaSet updateStatus sends (and answers with), reused
+	// by the next sync.
+	req appsv1.ReplicaSet
 }
 
 func (rsc *replicaSetController) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -124,9 +127,15 @@ func slowStart(count int, create func() error) error {
 
 // createPod creates one pod from the template (GetPodFromTemplate): the
 // template's labels, annotations, finalizers and spec, generateName
-// "<rs>-", and a controller reference to the ReplicaSet.
+// "<rs>-", and a controller reference to the ReplicaSet. Upstream copies
+// the template's labels, annotations, finalizers and spec into the pod;
+// the model's request shares them with the ReplicaSet, read only: the
+// store copies a request (canonicalize) before it changes anything and
+// keeps nothing of it, and the answer replaces the pod's fields rather
+// than writing into them (a write into the shared ReplicaSet would be
+// caught by CheckSharedReads).
 func (rsc *replicaSetController) createPod(ctx context.Context, rs *appsv1.ReplicaSet) error {
-	t := rs.Spec.Template.DeepCopy()
+	t := &rs.Spec.Template
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: rs.Namespace, GenerateName: rs.Name + "-",

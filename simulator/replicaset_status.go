@@ -99,7 +99,12 @@ func (rsc *replicaSetController) updateStatus(ctx context.Context, rs *appsv1.Re
 		return rs, nil
 	}
 	st.ObservedGeneration = rs.Generation
-	rs = shallowReplicaSet(rs) // rs may be the stored object: written only as a copy
+	// rs may be the stored object: written only as a copy, the
+	// controller's reused request (rsc.req; Reconcile reads the answer
+	// before the next sync, the write keeps nothing of the request).
+	req := &rsc.req
+	*req = *rs
+	rs = req
 	for attempt := 0; ; attempt++ {
 		rs.Status = st
 		// The answer is only read (Reconcile's minReadySeconds check):
@@ -115,11 +120,4 @@ func (rsc *replicaSetController) updateStatus(ctx context.Context, rs *appsv1.Re
 			return nil, fmt.Errorf("re-read replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
 		}
 	}
-}
-
-// shallowReplicaSet is a new ReplicaSet holding rs's fields, sharing its
-// maps, slices and pointers: the model replaces its Status as a whole.
-func shallowReplicaSet(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
-	cp := *rs
-	return &cp
 }

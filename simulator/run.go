@@ -104,9 +104,9 @@ func (s *Sim) step() {
 	if e.at.After(s.now) {
 		s.now = e.at
 	}
-	e.fn()
+	e.run()
 	// Run and out of the heap, nothing refers to e: kept for the next
-	// scheduleAt (its closure dropped now).
+	// scheduleAt (its closure or delivery dropped now).
 	*e = event{}
 	s.freeEvents = append(s.freeEvents, e)
 	s.shared.endEvent()

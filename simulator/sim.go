@@ -114,6 +114,22 @@ func (s *Sim) Schedule(after time.Duration, what string, fn func()) {
 }
 
 func (s *Sim) scheduleAt(at time.Time, what string, fn func()) {
+	s.events.push(s.newEvent(at, what, fn))
+}
+
+// scheduleDelivery is Schedule(after, what, func() { to.arrive(&d) })
+// without the closure: the delivery is held in the (reused) event.
+func (s *Sim) scheduleDelivery(after time.Duration, what string, to *Controller, d delivery) {
+	if after < 0 {
+		after = 0
+	}
+	e := s.newEvent(s.now.Add(after), what, nil)
+	e.to, e.d = to, d
+	s.events.push(e)
+}
+
+// newEvent is the next event, at at (not before now), reusing a run one.
+func (s *Sim) newEvent(at time.Time, what string, fn func()) *event {
 	if at.Before(s.now) {
 		at = s.now
 	}
@@ -125,7 +141,7 @@ func (s *Sim) scheduleAt(at time.Time, what string, fn func()) {
 		e = new(event)
 	}
 	*e = event{at: at, seq: s.seq, what: what, fn: fn}
-	s.events.push(e)
+	return e
 }
 
 // Pending is the number of scheduled events not yet run.

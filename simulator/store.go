@@ -21,11 +21,17 @@ import (
 // path that notifies subscribers. Stored objects are never mutated in
 // place: every write replaces the entry, so a stored pointer is a snapshot.
 type store struct {
-	s             *Sim
-	rv            uint64
-	uids          uint64
-	kinds         map[schema.GroupVersionKind]map[types.NamespacedName]client.Object
-	sorted        map[schema.GroupVersionKind][]client.Object  // list's answer per kind, until the next commit of that kind
+	s      *Sim
+	rv     uint64
+	uids   uint64
+	kinds  map[schema.GroupVersionKind]map[types.NamespacedName]client.Object
+	sorted map[schema.GroupVersionKind][]client.Object // list's answer per kind, until the next commit of that kind
+	// sortedKeys are each kind's keys in list order, until an object of
+	// the kind is added or removed (a modification keeps the keys).
+	sortedKeys map[schema.GroupVersionKind][]types.NamespacedName
+	// freeEvents are versionedEvents whose commit has told every
+	// subscriber, reused by the next commit (no subscriber keeps one).
+	freeEvents    []*versionedEvent
 	indexed       map[schema.GroupKind]map[indexedKey][]string // registered indexes' values per object, until the next commit of that kind
 	indexes       map[schema.GroupVersionKind]map[string]client.IndexerFunc
 	clusterScoped map[schema.GroupKind]bool
@@ -38,6 +44,7 @@ func newStore(s *Sim) *store {
 		s:             s,
 		kinds:         map[schema.GroupVersionKind]map[types.NamespacedName]client.Object{},
 		sorted:        map[schema.GroupVersionKind][]client.Object{},
+		sortedKeys:    map[schema.GroupVersionKind][]types.NamespacedName{},
 		indexed:       map[schema.GroupKind]map[indexedKey][]string{},
 		indexes:       map[schema.GroupVersionKind]map[string]client.IndexerFunc{},
 		clusterScoped: map[schema.GroupKind]bool{},
@@ -125,6 +132,22 @@ func (st *store) list(gvk schema.GroupVersionKind) []client.Object {
 
 func (st *store) sortedObjects(gvk schema.GroupVersionKind) []client.Object {
 	objs := st.kinds[gvk]
+	keys, ok := st.sortedKeys[gvk]
+	if !ok {
+		keys = objectKeysSorted(objs)
+		st.sortedKeys[gvk] = keys
+	} else if st.s.shared.on && !slices.Equal(keys, objectKeysSorted(objs)) {
+		panic(fmt.Sprintf("simulator: the remembered list order of %s is stale", gvk.Kind))
+	}
+	out := make([]client.Object, len(keys))
+	for i, k := range keys {
+		out[i] = objs[k]
+	}
+	return out
+}
+
+// objectKeysSorted are objs' keys ordered by namespace and name.
+func objectKeysSorted(objs map[types.NamespacedName]client.Object) []types.NamespacedName {
 	keys := make([]types.NamespacedName, 0, len(objs))
 	for k := range objs {
 		keys = append(keys, k)
@@ -137,11 +160,7 @@ func (st *store) sortedObjects(gvk schema.GroupVersionKind) []client.Object {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	out := make([]client.Object, len(keys))
-	for i, k := range keys {
-		out[i] = objs[k]
-	}
-	return out
+	return keys
 }
 
 // kindsSorted lists every kind that has held objects, in a stable order.
@@ -173,8 +192,12 @@ func (st *store) commit(typ watch.EventType, gvk schema.GroupVersionKind, obj, o
 	}
 	if typ == watch.Deleted {
 		delete(m, key)
+		delete(st.sortedKeys, gvk)
 		st.forgetConversions(gvk, key)
 	} else {
+		if _, had := m[key]; !had {
+			delete(st.sortedKeys, gvk)
+		}
 		m[key] = obj
 	}
 	if len(st.s.subs) == 0 {
@@ -183,9 +206,25 @@ func (st *store) commit(typ watch.EventType, gvk schema.GroupVersionKind, obj, o
 	// Subscribers get the stored object itself, shared and read-only, as an
 	// informer's event handlers get the cache's (checked with CheckSharedReads).
 	st.s.shared.handOut("a watch subscriber", obj)
-	ev := &versionedEvent{st: st, gvk: gvk, stored: obj,
+	// The event is taken from freeEvents and given back once every
+	// subscriber has had it: subscribers read it only while notified
+	// (dispatch copies what it delivers, the others get a WatchEvent
+	// value), and a commit made by a subscriber takes another one. Its
+	// conversions map is cleared, not dropped.
+	var ev *versionedEvent
+	if n := len(st.freeEvents); n > 0 {
+		ev, st.freeEvents = st.freeEvents[n-1], st.freeEvents[:n-1]
+	} else {
+		ev = new(versionedEvent)
+	}
+	conv := ev.conv
+	clear(conv)
+	*ev = versionedEvent{st: st, gvk: gvk, stored: obj, conv: conv,
 		ev: WatchEvent{Type: typ, Object: obj, Old: old, Time: st.s.now, Stored: obj}}
 	for _, sub := range st.s.subs {
 		sub.notify(ev)
 	}
+	clear(ev.conv)
+	*ev = versionedEvent{conv: ev.conv}
+	st.freeEvents = append(st.freeEvents, ev)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -46,57 +48,94 @@ func (st *store) canonicalize(gvk schema.GroupVersionKind, obj client.Object) (c
 	return out, nil
 }
 
-// canonicalStatus is the candidate of a /status update of obj (status set)
-// at the storage version: of it the write takes only status and, for
-// built-in kinds, annotations (mergeForEndpoint), so only those are copied
-// and canonicalised, on a shallow copy of obj — metadata and spec, most of
-// a pod, are neither copied nor walked. The defaults the store applies
-// concern spec alone. ok is false for any other write, or when obj is not
-// its kind's Go type or holds something the typed copy does not model:
-// the caller then canonicalises the whole object. With CheckSharedReads
-// on, the status and annotations are compared with canonicalize's and a
-// difference panics.
-func (st *store) canonicalStatus(gvk schema.GroupVersionKind, obj client.Object, status bool) (client.Object, bool) {
+// canonicalStatus is the next stored version of cur after a /status
+// update with obj (status set) at the storage version: what
+// mergeForEndpoint would make of cur and a canonical candidate, built
+// directly — a shallow copy of cur holding a canonical deep copy of obj's
+// status and, for built-in kinds, a copy of obj's annotations. Of a
+// /status candidate the write takes only those, so nothing else of obj is
+// copied or walked; the defaults the store applies concern spec alone.
+// ok is false for any other write, or when obj is not its kind's Go type
+// or holds something the typed copy does not model: the caller then
+// canonicalises the whole object and merges. With CheckSharedReads on,
+// the result is compared with the merge of canonicalize's whole copy and
+// a difference panics.
+func (st *store) canonicalStatus(gvk schema.GroupVersionKind, cur, obj client.Object, status bool) (client.Object, bool) {
 	if !status || st.storageGVK(gvk) != gvk {
 		return nil, false
 	}
-	if t, known := st.s.scheme.AllKnownTypes()[gvk]; !known || reflect.TypeOf(obj) != reflect.PointerTo(t) {
+	if t, known := st.s.scheme.AllKnownTypes()[gvk]; !known || reflect.TypeOf(obj) != reflect.PointerTo(t) || reflect.TypeOf(cur) != reflect.TypeOf(obj) {
 		return nil, false
 	}
-	cand := shallowCopy(obj)
-	sv := structOf(cand).FieldByName("Status")
-	if !sv.IsValid() || !sv.CanAddr() {
+	next, sv, ok := withStatusOf(cur, obj)
+	if !ok || !canonicalValue(sv) {
 		return nil, false
 	}
-	dc := sv.Addr().MethodByName("DeepCopy")
-	if !dc.IsValid() || dc.Type().NumIn() != 0 || dc.Type().NumOut() != 1 || dc.Type().Out(0) != sv.Addr().Type() {
-		return nil, false
-	}
-	cp := dc.Call(nil)[0]
-	if cp.IsNil() || !canonicalValue(cp.Elem()) {
-		return nil, false
-	}
-	sv.Set(cp.Elem())
-	ann := obj.GetAnnotations()
-	for k, v := range ann {
-		if !utf8.ValidString(k) || !utf8.ValidString(v) {
-			return nil, false
+	if isBuiltin(cur) {
+		ann := obj.GetAnnotations()
+		for k, v := range ann {
+			if !utf8.ValidString(k) || !utf8.ValidString(v) {
+				return nil, false
+			}
 		}
-	}
-	if len(ann) == 0 {
-		cand.SetAnnotations(nil)
-	} else {
-		cand.SetAnnotations(maps.Clone(ann))
+		if len(ann) == 0 {
+			next.SetAnnotations(nil)
+		} else {
+			next.SetAnnotations(maps.Clone(ann))
+		}
 	}
 	if st.s.shared.on {
 		full, err := st.canonicalize(gvk, obj)
-		if err != nil || !reflect.DeepEqual(structOf(full).FieldByName("Status").Interface(), sv.Interface()) ||
-			!reflect.DeepEqual(full.GetAnnotations(), cand.GetAnnotations()) {
+		if err != nil || !reflect.DeepEqual(structOf(full).FieldByName("Status").Interface(), sv.Interface()) {
 			panic(fmt.Sprintf("simulator: the canonical status of %s %s differs from the whole object's canonical copy (%v) at %s",
 				gvk.Kind, objectName(obj), err, firstDifference(structOf(full).FieldByName("Status"), sv, ".Status")))
 		}
+		if merged := mergeForEndpoint(cur, full, true); !reflect.DeepEqual(merged, next) {
+			panic(fmt.Sprintf("simulator: the /status write of %s %s differs from the merge of its canonical copy at %s",
+				gvk.Kind, objectName(obj), firstDifference(reflect.ValueOf(merged), reflect.ValueOf(next), "")))
+		}
 	}
-	return cand, true
+	return next, true
+}
+
+// withStatusOf is a shallow copy of cur (sharing its metadata and spec,
+// which no write changes in place) holding a deep copy of obj's status,
+// and that status; obj and cur are of the same type. The kinds whose
+// status the simulated controllers and kubelet write are copied directly,
+// others through their status type's generated DeepCopy.
+func withStatusOf(cur, obj client.Object) (client.Object, reflect.Value, bool) {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		n := new(corev1.Pod)
+		*n = *cur.(*corev1.Pod)
+		o.Status.DeepCopyInto(&n.Status)
+		return n, reflect.ValueOf(&n.Status).Elem(), true
+	case *appsv1.ReplicaSet:
+		n := new(appsv1.ReplicaSet)
+		*n = *cur.(*appsv1.ReplicaSet)
+		o.Status.DeepCopyInto(&n.Status)
+		return n, reflect.ValueOf(&n.Status).Elem(), true
+	case *appsv1.Deployment:
+		n := new(appsv1.Deployment)
+		*n = *cur.(*appsv1.Deployment)
+		o.Status.DeepCopyInto(&n.Status)
+		return n, reflect.ValueOf(&n.Status).Elem(), true
+	}
+	next := shallowCopy(cur)
+	sv := structOf(next).FieldByName("Status")
+	if !sv.IsValid() || !sv.CanAddr() {
+		return nil, reflect.Value{}, false
+	}
+	dc := structOf(obj).FieldByName("Status").Addr().MethodByName("DeepCopy")
+	if !dc.IsValid() || dc.Type().NumIn() != 0 || dc.Type().NumOut() != 1 || dc.Type().Out(0) != sv.Addr().Type() {
+		return nil, reflect.Value{}, false
+	}
+	cp := dc.Call(nil)[0]
+	if cp.IsNil() {
+		return nil, reflect.Value{}, false
+	}
+	sv.Set(cp.Elem())
+	return next, sv, true
 }
 
 // canonicalizeJSON is obj round-tripped through JSON into a fresh object
@@ -193,7 +232,9 @@ func contentChanged(a, b client.Object) bool {
 		case "TypeMeta", "ObjectMeta", "Status":
 			continue
 		}
-		if !equality.Semantic.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+		// Compared through pointers: the same comparison without boxing a
+		// copy of each spec struct (a whole PodSpec per pod write).
+		if !equality.Semantic.DeepEqual(va.Field(i).Addr().Interface(), vb.Field(i).Addr().Interface()) {
 			return true
 		}
 	}

@@ -34,11 +34,17 @@ func (st *store) update(gvk schema.GroupVersionKind, obj client.Object, manager 
 	if rv != "" && rv != cur.GetResourceVersion() {
 		return nil, apierrors.NewConflict(resourceFor(gvk), obj.GetName(), fmt.Errorf("%s", errModified))
 	}
-	cand, ok := st.canonicalStatus(gvk, obj, status)
-	if !ok {
-		if cand, err = st.canonicalize(gvk, obj); err != nil {
+	if next, ok := st.canonicalStatus(gvk, cur, obj, status); ok {
+		// Already merged (at the storage version): the field manager does
+		// not track /status writes, but its lookup can still fail.
+		if next, err = st.trackUpdate(gvk, cur, next, manager, status); err != nil {
 			return nil, err
 		}
+		return st.writeMerged(gvk, gvk, cur, next, status, dryRun)
+	}
+	cand, err := st.canonicalize(gvk, obj)
+	if err != nil {
+		return nil, err
 	}
 	if cand, err = st.trackUpdate(gvk, cur, cand, manager, status); err != nil {
 		return nil, err
@@ -81,6 +87,12 @@ func (st *store) write(gvk schema.GroupVersionKind, cur, curV, cand client.Objec
 			return nil, err
 		}
 	}
+	return st.writeMerged(gvk, sgvk, cur, next, status, dryRun)
+}
+
+// writeMerged is write after the endpoint merge: next, at version gvk, is
+// the candidate as the endpoint leaves it; sgvk is the storage version.
+func (st *store) writeMerged(gvk, sgvk schema.GroupVersionKind, cur, next client.Object, status, dryRun bool) (client.Object, error) {
 	next, err := st.toStorage(next, gvk, sgvk)
 	if err != nil {
 		return nil, err
