@@ -209,6 +209,7 @@ func (s *scenario) registerActions(sc *godog.ScenarioContext) {
 	sc.Step(`^the upgrade "([^"]+)" is applied with (.+)$`, s.apply)
 	sc.Step(`^the upgrade "([^"]+)" is changed to (.+)$`, s.change)
 	sc.Step(`^the (worker|API) Deployment is scaled to (\d+) replicas?$`, s.scale)
+	sc.Step(`^a pod of the worker's new template exists within (\d+) (seconds?|minutes?)$`, s.newWorkerPod)
 	sc.Step(`^the phase becomes "([^"]+)" within (\d+) (seconds?|minutes?)$`, func(ctx context.Context, phase string, n int, unit string) error {
 		return s.phaseBecomes(ctx, "", phase, n, unit)
 	})
@@ -486,4 +487,41 @@ func nodesTag(tags []string) (int, error) {
 		return n, nil
 	}
 	return 0, nil
+}
+
+// newWorkerPod waits until a pod of the worker Deployment's current
+// template exists (not terminating, its containers' images those of the
+// Deployment's template): a state both backends reach alike, where "the
+// phase becomes" returns at the status patch's instant in the simulator —
+// before the Deployment controller has synced the new template — and a
+// poll later on the real cluster, after it has.
+func (s *scenario) newWorkerPod(ctx context.Context, n int, unit string) error {
+	spec := s.roles["worker"]
+	if spec == nil {
+		return errors.New("no worker Deployment was declared")
+	}
+	c, ns := s.cl.Client(), s.cl.Namespace()
+	return s.cl.Eventually(ctx, "a pod of the worker's new template", duration(n, unit), func(ctx context.Context) (bool, error) {
+		var d appsv1.Deployment
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: spec.name}, &d); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		var pods corev1.PodList
+		if err := c.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+			return false, err
+		}
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			if p.DeletionTimestamp == nil && strings.HasPrefix(p.Name, spec.name+"-") && sameImages(p.Spec.Containers, d.Spec.Template.Spec.Containers) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// sameImages reports whether a and b name the same containers with the
+// same images, in order.
+func sameImages(a, b []corev1.Container) bool {
+	return slices.EqualFunc(a, b, func(x, y corev1.Container) bool { return x.Name == y.Name && x.Image == y.Image })
 }
