@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -254,22 +255,16 @@ func rsByCreation(rss []*appsv1.ReplicaSet) {
 	slices.SortStableFunc(rss, compareRSCreation)
 }
 
-// compareRSCreation orders ReplicaSets by creation time, then name.
+// compareRSCreation orders ReplicaSets by creation time, then name
+// (ReplicaSetsByCreationTimestamp.Less).
 func compareRSCreation(a, b *appsv1.ReplicaSet) int {
-	switch {
-	case rsCreatedBefore(a, b):
-		return -1
-	case rsCreatedBefore(b, a):
-		return 1
-	}
-	return 0
-}
-
-func rsCreatedBefore(a, b *appsv1.ReplicaSet) bool {
 	if a.CreationTimestamp.Equal(&b.CreationTimestamp) {
-		return a.Name < b.Name
+		return strings.Compare(a.Name, b.Name)
 	}
-	return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	if a.CreationTimestamp.Before(&b.CreationTimestamp) {
+		return -1
+	}
+	return 1
 }
 
 // findNewReplicaSet is the oldest ReplicaSet whose template equals the

@@ -490,7 +490,7 @@ func nodesTag(tags []string) (int, error) {
 }
 
 // newWorkerPod waits until a pod of the worker Deployment's current
-// template exists (not terminating, its containers' images those of the
+// template exists (matched by the Deployment's selector, not terminating, its containers' images those of the
 // Deployment's template): a state both backends reach alike, where "the
 // phase becomes" returns at the status patch's instant in the simulator —
 // before the Deployment controller has synced the new template — and a
@@ -506,13 +506,17 @@ func (s *scenario) newWorkerPod(ctx context.Context, n int, unit string) error {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: spec.name}, &d); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
+		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+		if err != nil {
+			return false, fmt.Errorf("deployment %s: %w", spec.name, err)
+		}
 		var pods corev1.PodList
-		if err := c.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+		if err := c.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: sel}); err != nil {
 			return false, err
 		}
 		for i := range pods.Items {
 			p := &pods.Items[i]
-			if p.DeletionTimestamp == nil && strings.HasPrefix(p.Name, spec.name+"-") && sameImages(p.Spec.Containers, d.Spec.Template.Spec.Containers) {
+			if p.DeletionTimestamp == nil && sameImages(p.Spec.Containers, d.Spec.Template.Spec.Containers) {
 				return true, nil
 			}
 		}
