@@ -14,13 +14,24 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// delete mirrors the generic registry's Delete with rest.BeforeDelete:
-// preconditions, graceful deletion for pods (deletionTimestamp = now +
-// grace, the object stays until a final delete with grace 0 — kubelet's
-// job), finalizers that hold the object with a deletionTimestamp, a
-// generation bump when deletion starts, and orphaning of dependents when
-// asked. gvk is the storage version. It returns the object as last
-// stored, and whether it is gone.
+// delete mirrors the generic registry's Store.Delete with rest.BeforeDelete
+// and updateForGracefulDeletionAndFinalizers
+// (k8s.io/apiserver/pkg/registry/generic/registry/store.go,
+// pkg/registry/rest/delete.go): preconditions, graceful deletion for pods
+// (deletionTimestamp = now + grace, the object stays until a final delete
+// with grace 0 — kubelet's job), finalizers that hold the object with a
+// deletionTimestamp, a generation bump when deletion starts, and orphaning
+// of dependents when asked. gvk is the storage version. It returns the
+// object as last stored, and whether it is gone.
+//
+// A graceful delete whose grace period is, or is shortened to, 0 is two
+// writes, as in the registry: the update that sets deletionTimestamp and
+// deletionGracePeriodSeconds 0 (a Modified event), then the delete (a
+// Deleted event). Pods are the only graceful kind here (podStrategy's
+// CheckGracefulDelete returns true for every delete with options), so a
+// watcher sees every pod terminating before it is gone, even one deleted
+// with grace 0 or never scheduled. An object of another kind, or one whose
+// stored grace period is already 0, is deleted in one write.
 func (st *store) delete(gvk schema.GroupVersionKind, key types.NamespacedName, opts *client.DeleteOptions) (client.Object, bool, error) {
 	gr := resourceFor(gvk)
 	cur := st.get(gvk, key)
@@ -31,7 +42,9 @@ func (st *store) delete(gvk schema.GroupVersionKind, key types.NamespacedName, o
 		return nil, false, err
 	}
 	dryRun := isDryRun(opts.DryRun)
+	_, gracefulKind := cur.(*corev1.Pod)
 	grace := gracePeriod(cur, opts.GracePeriodSeconds)
+	graceful := false // rest.BeforeDelete's graceful
 	next := cur.DeepCopyObject().(client.Object)
 	if ts := cur.GetDeletionTimestamp(); ts != nil {
 		switch {
@@ -41,11 +54,18 @@ func (st *store) delete(gvk schema.GroupVersionKind, key types.NamespacedName, o
 			// a final delete that did not complete: complete it now
 		case !shortenGrace(next, ts.Time, grace, st.s.now):
 			return cur, false, nil // graceful deletion already pending
+		default:
+			graceful = true
 		}
-	} else if grace > 0 || len(cur.GetFinalizers()) > 0 {
+	} else if gracefulKind || len(cur.GetFinalizers()) > 0 {
+		// BeforeDelete for a graceful kind, markAsDeleting otherwise
+		// (grace is 0 for every kind but pods).
 		next.SetDeletionTimestamp(ptr.To(metav1.NewTime(st.s.now.Add(time.Duration(grace) * time.Second))))
 		next.SetDeletionGracePeriodSeconds(ptr.To(grace))
-		next.SetGeneration(cur.GetGeneration() + 1)
+		if g := cur.GetGeneration(); g > 0 {
+			next.SetGeneration(g + 1)
+		}
+		graceful = gracefulKind
 	}
 	if dryRun {
 		return next, false, nil
@@ -58,12 +78,20 @@ func (st *store) delete(gvk schema.GroupVersionKind, key types.NamespacedName, o
 		return nil, false, err
 	}
 	next.SetResourceVersion(st.nextRV())
-	if len(next.GetFinalizers()) == 0 && (next.GetDeletionTimestamp() == nil || zeroGrace(next)) {
-		st.commit(watch.Deleted, gvk, next, cur)
-		return next, true, nil
+	gone := len(next.GetFinalizers()) == 0 && (next.GetDeletionTimestamp() == nil || zeroGrace(next))
+	if !gone {
+		st.commit(watch.Modified, gvk, next, cur)
+		return next, false, nil
 	}
-	st.commit(watch.Modified, gvk, next, cur)
-	return next, false, nil
+	if graceful {
+		// updateForGracefulDeletionAndFinalizers wrote the object with
+		// grace 0 (lastGraceful == 0); Store.Delete then removes it.
+		st.commit(watch.Modified, gvk, next, cur)
+		cur, next = next, next.DeepCopyObject().(client.Object)
+		next.SetResourceVersion(st.nextRV())
+	}
+	st.commit(watch.Deleted, gvk, next, cur)
+	return next, true, nil
 }
 
 func checkPreconditions(gr schema.GroupResource, cur client.Object, pre *metav1.Preconditions) error {
