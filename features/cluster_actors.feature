@@ -57,7 +57,7 @@ Feature: Someone else acts on the cluster while the operator upgrades
     And the Deployments are rolled out
     When the upgrade "upgrade-v2" is applied
     And the phase becomes "WaitingForWorkers" within 1 minute
-    And a pod of the worker's new template exists within 30 seconds
+    And a pod of the worker's new template is bound to a node and counted in its status within 30 seconds
     And the fault "scale@0s:replicas=5" is injected
     Then a fault's note matches "^component worker \(deployment [a-z0-9-]+/job-worker\) scaled to 5$" within 1 seconds
     And the phase becomes "Completed" within 3 minutes
@@ -74,7 +74,7 @@ Feature: Someone else acts on the cluster while the operator upgrades
     And the Deployments are rolled out
     When the upgrade "upgrade-v2" is applied
     And the phase becomes "WaitingForWorkers" within 1 minute
-    And a pod of the worker's new template exists within 30 seconds
+    And a pod of the worker's new template is bound to a node and counted in its status within 30 seconds
     And the fault "node-lost@0s" is injected
     Then a fault's note matches "^node kwok-node-0 lost: [1-9][0-9]* pods deleted$" within 1 seconds
     And the phase becomes "Completed" within 3 minutes

@@ -1,8 +1,10 @@
 package faults
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -146,7 +148,16 @@ func webhookErr() error {
 
 // nodeLost force-deletes every pod bound to the node, as the pod garbage
 // collector does once a lost node's object is removed
-// (pkg/controller/podgc: gcOrphaned deletes with grace 0).
+// (pkg/controller/podgc gc_controller.go gcOrphaned: one DELETE with
+// grace 0 per pod, each returning before the next). gcOrphaned walks its
+// lister's pods in no set order; the actor deletes the oldest first
+// (creationTimestamp, then name), so both backends delete the pods of one
+// template in the same order although their pod names differ. Each delete
+// after the first waits PodGCDeleteRoundTrip: the ReplicaSet controller
+// replaces a deleted pod meanwhile, as on the local control plane, where
+// every replacement was created before the next delete (4 of 4 in the
+// @real run of 2026-12-03); the simulator's ReplicaSet model is
+// instantaneous, so without the gap it saw every delete first.
 func (a *actors) nodeLost(f Fault) {
 	c := a.rt.Client("pod-gc")
 	var pods corev1.PodList
@@ -154,18 +165,33 @@ func (a *actors) nodeLost(f Fault) {
 		a.st.record(f, 0, "could not list pods: "+err.Error())
 		return
 	}
+	node := f.Str("node")
+	bound := slices.DeleteFunc(pods.Items, func(p corev1.Pod) bool { return p.Spec.NodeName != node })
+	slices.SortStableFunc(bound, func(x, y corev1.Pod) int {
+		return cmp.Or(x.CreationTimestamp.Compare(y.CreationTimestamp.Time), strings.Compare(x.Name, y.Name))
+	})
 	n := 0
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if p.Spec.NodeName != f.Str("node") {
-			continue
+	var next func(i int)
+	next = func(i int) {
+		if i == len(bound) {
+			a.st.record(f, 0, fmt.Sprintf("node %s lost: %d pods deleted", node, n))
+			return
 		}
-		if err := c.Delete(a.ctx, p, client.GracePeriodSeconds(0)); err == nil {
+		if err := c.Delete(a.ctx, &bound[i], client.GracePeriodSeconds(0)); err == nil {
 			n++
 		}
+		if i+1 == len(bound) {
+			next(i + 1)
+			return
+		}
+		a.rt.After(PodGCDeleteRoundTrip, "pod-gc deletes the next pod of "+node, func() { next(i + 1) })
 	}
-	a.st.record(f, 0, fmt.Sprintf("node %s lost: %d pods deleted", f.Str("node"), n))
+	next(0)
 }
+
+// PodGCDeleteRoundTrip is the time between two of nodeLost's deletes: one
+// API round trip of the pod garbage collector's sequential DELETEs.
+const PodGCDeleteRoundTrip = time.Millisecond
 
 // updateWorkload applies change to the workload of component dep with the
 // client named who, retrying on conflict as kubectl and controllers do.

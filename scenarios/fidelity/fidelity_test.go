@@ -3,6 +3,7 @@ package fidelity
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -148,4 +149,20 @@ func TestSequencesOfWorkloadKinds(t *testing.T) {
 	require.NoError(t, WriteReport(&out, []Scenario{{Name: "s", Sim: build("x-").events, Real: build("x-").events}}))
 	assert.Contains(t, out.String(), "StatefulSet          2: 2 / 0 / 0")
 	assert.Contains(t, out.String(), "DaemonSet            1: 1 / 0 / 0")
+}
+
+func TestWriteSequencesShowsWhatDoesNotAgree(t *testing.T) {
+	sim := (&log{}).status(0).pod(eventlog.PodCreated, "w:1").pod(eventlog.PodDeleted, "w:0").phase("Completed")
+	real := (&log{}).status(0).pod(eventlog.PodDeleted, "w:0").phase("Completed")
+	var out bytes.Buffer
+	require.NoError(t, WriteSequences(&out, Scenario{Name: "s", Sim: sim.events, Real: real.events}))
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 3, "a header and two states, only for the sequence that does not agree:\n%s", out.String())
+	assert.Regexp(t, `^s / w pods \(sim refines real\) +SIM +REAL$`, lines[0])
+	assert.Regexp(t, `^  1 +w:1 created +w:0 deleted$`, lines[1])
+	assert.Regexp(t, `^  2 +w:0 deleted +\(ended\)$`, lines[2])
+
+	out.Reset()
+	require.NoError(t, WriteSequences(&out, Scenario{Name: "s", Diffs: []Difference{{Entity: "x", Index: 0}}}))
+	assert.Empty(t, out.String(), "a scenario compared from sequences has no states to show")
 }

@@ -152,3 +152,27 @@ func (t *Tally) Add(d Difference) {
 
 // Total is how many differences were counted.
 func (t Tally) Total() int { return t.Agree + t.Grain + t.Order }
+
+// WriteSequences prints, for every sequence of s that does not agree, the
+// simulator's and the real cluster's states side by side (one state a
+// line, "-" where one side has ended): what `make fidelity
+// ARGS=-fidelity.dump=REGEXP` shows for the scenarios REGEXP matches. A
+// scenario compared from sequences (Diffs) has no states to show.
+func WriteSequences(w io.Writer, s Scenario) error {
+	if s.Diffs != nil {
+		return nil
+	}
+	sim, real := index(Sequences(s.Sim)), index(Sequences(s.Real))
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	for _, d := range s.Differences() {
+		if d.Agree() {
+			continue
+		}
+		fmt.Fprintf(tw, "%s / %s (%s)\tSIM\tREAL\n", s.Name, d.Entity, d.Verdict())
+		a, b := sim[d.Entity], real[d.Entity]
+		for i := 0; i < len(a) || i < len(b); i++ {
+			fmt.Fprintf(tw, "  %d\t%s\t%s\n", i+1, at(a, i), at(b, i))
+		}
+	}
+	return tw.Flush()
+}

@@ -8,10 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/lunadas/upgrade-operator/scenarios/fidelity"
 )
+
+var fidelityDump = flag.String("fidelity.dump", "", "print, side by side, the sequences that do not agree of the scenarios whose names match this regular expression")
 
 var fidelityReuse = flag.Bool("fidelity.reuse", false, "take the real cluster's event logs from the last TestFeaturesReal run (artifacts/traces/real) instead of running the scenarios again")
 
@@ -65,6 +68,19 @@ func TestFidelity(t *testing.T) {
 	var buf bytes.Buffer
 	if err := fidelity.WriteReport(io.MultiWriter(os.Stdout, &buf), scenarios); err != nil {
 		t.Fatal(err)
+	}
+	if *fidelityDump != "" {
+		re, err := regexp.Compile(*fidelityDump)
+		if err != nil {
+			t.Fatalf("-fidelity.dump: %v", err)
+		}
+		for _, s := range scenarios {
+			if re.MatchString(s.Name) {
+				if err := fidelity.WriteSequences(io.MultiWriter(os.Stdout, &buf), s); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 	}
 	if *realNode {
 		writeCrashLoopFidelity(t, io.MultiWriter(os.Stdout, &buf), scenarios)

@@ -209,7 +209,7 @@ func (s *scenario) registerActions(sc *godog.ScenarioContext) {
 	sc.Step(`^the upgrade "([^"]+)" is applied with (.+)$`, s.apply)
 	sc.Step(`^the upgrade "([^"]+)" is changed to (.+)$`, s.change)
 	sc.Step(`^the (worker|API) Deployment is scaled to (\d+) replicas?$`, s.scale)
-	sc.Step(`^a pod of the worker's new template exists within (\d+) (seconds?|minutes?)$`, s.newWorkerPod)
+	sc.Step(`^a pod of the worker's new template is bound to a node and counted in its status within (\d+) (seconds?|minutes?)$`, s.newWorkerPod)
 	sc.Step(`^the phase becomes "([^"]+)" within (\d+) (seconds?|minutes?)$`, func(ctx context.Context, phase string, n int, unit string) error {
 		return s.phaseBecomes(ctx, "", phase, n, unit)
 	})
@@ -490,11 +490,18 @@ func nodesTag(tags []string) (int, error) {
 }
 
 // newWorkerPod waits until a pod of the worker Deployment's current
-// template exists (matched by the Deployment's selector, not terminating, its containers' images those of the
-// Deployment's template): a state both backends reach alike, where "the
-// phase becomes" returns at the status patch's instant in the simulator —
-// before the Deployment controller has synced the new template — and a
-// poll later on the real cluster, after it has.
+// template is bound to a node (matched by the Deployment's selector, not
+// terminating, its containers' images those of the Deployment's template,
+// spec.nodeName set): a state both backends reach alike, where "the phase
+// becomes" returns at the status patch's instant in the simulator — before
+// the Deployment controller has synced the new template — and a poll later
+// on the real cluster, after it has. Bound, not only created: a fault
+// aimed at a node (node-lost) must find the pod there on both backends
+// (the simulator's scheduler binds it an event after its creation); and
+// counted in the Deployment's status (observedGeneration the Deployment's
+// generation, updatedReplicas at least 1), which the real controller has
+// written by the time a poll sees the pod and the simulator's, busy with
+// its earlier writes (DeploymentWriteRoundTrip), a millisecond later.
 func (s *scenario) newWorkerPod(ctx context.Context, n int, unit string) error {
 	spec := s.roles["worker"]
 	if spec == nil {
@@ -506,6 +513,9 @@ func (s *scenario) newWorkerPod(ctx context.Context, n int, unit string) error {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: spec.name}, &d); err != nil {
 			return false, client.IgnoreNotFound(err)
 		}
+		if d.Status.ObservedGeneration < d.Generation || d.Status.UpdatedReplicas < 1 {
+			return false, nil
+		}
 		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 		if err != nil {
 			return false, fmt.Errorf("deployment %s: %w", spec.name, err)
@@ -516,7 +526,7 @@ func (s *scenario) newWorkerPod(ctx context.Context, n int, unit string) error {
 		}
 		for i := range pods.Items {
 			p := &pods.Items[i]
-			if p.DeletionTimestamp == nil && sameImages(p.Spec.Containers, d.Spec.Template.Spec.Containers) {
+			if p.DeletionTimestamp == nil && p.Spec.NodeName != "" && sameImages(p.Spec.Containers, d.Spec.Template.Spec.Containers) {
 				return true, nil
 			}
 		}
