@@ -152,12 +152,8 @@ func webhookErr() error {
 // grace 0 per pod, each returning before the next). gcOrphaned walks its
 // lister's pods in no set order; the actor deletes the oldest first
 // (creationTimestamp, then name), so both backends delete the pods of one
-// template in the same order although their pod names differ. Each delete
-// after the first waits PodGCDeleteRoundTrip: the ReplicaSet controller
-// replaces a deleted pod meanwhile, as on the local control plane, where
-// every replacement was created before the next delete (4 of 4 in the
-// @real run of 2026-12-03); the simulator's ReplicaSet model is
-// instantaneous, so without the gap it saw every delete first.
+// template in the same order although their pod names differ. It deletes
+// one pod every PodGCDeleteInterval.
 func (a *actors) nodeLost(f Fault) {
 	c := a.rt.Client("pod-gc")
 	var pods corev1.PodList
@@ -184,14 +180,20 @@ func (a *actors) nodeLost(f Fault) {
 			next(i + 1)
 			return
 		}
-		a.rt.After(PodGCDeleteRoundTrip, "pod-gc deletes the next pod of "+node, func() { next(i + 1) })
+		a.rt.After(PodGCDeleteInterval, "pod-gc deletes the next pod of "+node, func() { next(i + 1) })
 	}
 	next(0)
 }
 
-// PodGCDeleteRoundTrip is the time between two of nodeLost's deletes: one
-// API round trip of the pod garbage collector's sequential DELETEs.
-const PodGCDeleteRoundTrip = time.Millisecond
+// PodGCDeleteInterval is the time between two of nodeLost's deletes.
+// The pod garbage collector sends its next DELETE as soon as the last one
+// returns, and the ReplicaSet controller replaces each deleted pod 3–35 ms
+// after its deletion on the local control plane (the node-lost scenario,
+// 2026-12-03): whether a replacement or the next deletion comes first is
+// then a race, run to run, that the simulator (whose ReplicaSet model is
+// instantaneous) cannot predict. A slower collector settles it the same
+// way on both backends: every replacement comes before the next deletion.
+const PodGCDeleteInterval = 100 * time.Millisecond
 
 // updateWorkload applies change to the workload of component dep with the
 // client named who, retrying on conflict as kubectl and controllers do.

@@ -166,3 +166,47 @@ func TestWriteSequencesShowsWhatDoesNotAgree(t *testing.T) {
 	require.NoError(t, WriteSequences(&out, Scenario{Name: "s", Diffs: []Difference{{Entity: "x", Index: 0}}}))
 	assert.Empty(t, out.String(), "a scenario compared from sequences has no states to show")
 }
+
+// at is a pod event of pod name at t seconds (times are what commute reads).
+func (l *log) at(t float64, kind, name, image string) *log {
+	l.pod(kind, image)
+	e := &l.events[len(l.events)-1]
+	e.T, e.Name = t, name
+	return l
+}
+
+func TestCompareCommutesAPodDeletionRacingAReplacement(t *testing.T) {
+	// The simulator commits a grace-0 delete's two writes at one instant and
+	// then replaces the pod; on the real cluster the ReplicaSet controller's
+	// replacement can land between the API server's two writes.
+	sim := (&log{}).at(1, eventlog.PodDeleting, "a", "w:1").at(1, eventlog.PodDeleted, "a", "w:1").at(1, eventlog.PodCreated, "b", "w:1")
+	race := func(gap float64) []eventlog.Event {
+		return (&log{}).at(1, eventlog.PodDeleting, "a", "w:1").at(1.003, eventlog.PodCreated, "b", "w:1").at(1.003+gap, eventlog.PodDeleted, "a", "w:1").events
+	}
+	d := Compare(sim.events, race(0.0007))
+	require.Len(t, d, 1)
+	assert.True(t, d[0].Agree(), "%+v", d[0])
+	assert.Equal(t, 1, d[0].Commuted)
+	assert.Equal(t, "yes (1 deletions commuted)", d[0].Verdict())
+
+	d = Compare(sim.events, race(0.050))
+	assert.Equal(t, "no, from state 2", d[0].Verdict(), "50 ms apart is an order, not a race")
+	assert.Zero(t, d[0].Commuted)
+}
+
+func TestCompareDoesNotCommuteDecisions(t *testing.T) {
+	// A new pod ready before an old one is deleted is the Deployment
+	// controller's decision (maxUnavailable), however close in time: no
+	// deletion is involved, so the orders still disagree.
+	sim := (&log{}).at(1, eventlog.PodReady, "new", "w:2").at(1, eventlog.PodDeleting, "old", "w:1")
+	real := (&log{}).at(1, eventlog.PodDeleting, "old", "w:1").at(1.001, eventlog.PodReady, "new", "w:2")
+	d := Compare(sim.events, real.events)
+	assert.Equal(t, "no, from state 1", d[0].Verdict())
+
+	// Nor does a pod's deletion pass its own earlier state.
+	sim = (&log{}).at(1, eventlog.PodDeleted, "a", "w:1").at(1, eventlog.PodDeleting, "a", "w:1")
+	real = (&log{}).at(1, eventlog.PodDeleting, "a", "w:1").at(1.001, eventlog.PodDeleted, "a", "w:1")
+	d = Compare(sim.events, real.events)
+	assert.False(t, d[0].Agree())
+	assert.Zero(t, d[0].Commuted)
+}
