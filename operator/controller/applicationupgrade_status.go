@@ -65,6 +65,7 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	if err := r.Client.Status().Patch(ctx, next, patch); err != nil {
 		return fmt.Errorf("patch status of applicationupgrade %s/%s: %w", u.Namespace, u.Name, err)
 	}
+	// next is kept as it is (only read from here on).
 	r.ownStatuses().wrote(client.ObjectKeyFromObject(u), u.ResourceVersion, next)
 	// Logged, with the component phases, when the patch was sent and the
 	// resourceVersion it returned (the upgrade's), so a status write can be
