@@ -102,11 +102,12 @@ func (c *simClient) List(_ context.Context, list client.ObjectList, opts ...clie
 	if err != nil {
 		return err
 	}
-	lo := (&client.ListOptions{}).ApplyOptions(opts)
+	lo := listOptions(opts)
 	if err := c.intercept("list", gvk, lo.Namespace, "", ""); err != nil {
 		return err
 	}
-	objs, err := c.s.store.selectObjects(gvk, lo)
+	st := c.s.store
+	objs, err := st.selectObjects(gvk, lo)
 	if err != nil {
 		return err
 	}
@@ -115,9 +116,21 @@ func (c *simClient) List(_ context.Context, list client.ObjectList, opts ...clie
 		// objects, not copies (the typed list holds shallow copies of them,
 		// sharing every map, slice and pointer); the caller must not change them.
 		c.s.shared.handOut(c.name, objs...)
-		return fillList(list, gvk, objs, c.s.store.rv, false)
+		return fillList(list, gvk, objs, st.rv, false)
 	}
-	return fillList(list, gvk, objs, c.s.store.rv, true)
+	return fillList(list, gvk, objs, st.rv, true)
+}
+
+// listOptions is what (&client.ListOptions{}).ApplyOptions(opts) makes,
+// read only: a single *client.ListOptions (what the operator's lists pass)
+// is itself, without a copy.
+func listOptions(opts []client.ListOption) *client.ListOptions {
+	if len(opts) == 1 {
+		if lo, ok := opts[0].(*client.ListOptions); ok && lo != nil {
+			return lo
+		}
+	}
+	return (&client.ListOptions{}).ApplyOptions(opts)
 }
 
 func (c *simClient) Watch(_ context.Context, list client.ObjectList, _ ...client.ListOption) (watch.Interface, error) {
