@@ -107,7 +107,10 @@ func (c *simClient) List(_ context.Context, list client.ObjectList, opts ...clie
 		return err
 	}
 	st := c.s.store
-	objs, err := st.selectObjects(gvk, lo)
+	objs, err := st.selectObjectsInto(st.listScratch[:0], gvk, lo)
+	// fillList copies the objects into the list's items (shallow or deep
+	// copies, never the slice itself), so the selection's slice is reused.
+	defer func() { clear(objs); st.listScratch = objs[:0] }()
 	if err != nil {
 		return err
 	}

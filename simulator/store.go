@@ -37,6 +37,10 @@ type store struct {
 	clusterScoped map[schema.GroupKind]bool
 	conversions   map[schema.GroupKind]*kindConversion
 	fieldManagers map[schema.GroupVersionKind]*managedfields.FieldManager
+	// listScratch holds a typed list's selected objects between
+	// selectObjects and fillList (which copies them into the list's
+	// items); emptied after each use.
+	listScratch []client.Object
 }
 
 func newStore(s *Sim) *store {
