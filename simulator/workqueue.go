@@ -21,6 +21,10 @@ const (
 	bucketBurst = 100
 )
 
+// shiftQueue is the longest work queue whose front is taken by shifting
+// the rest down (longer ones slide, so draining one stays linear).
+const shiftQueue = 16
+
 // errProcessKilled fails the API calls of a reconcile whose controller was
 // crashed while it ran.
 var errProcessKilled = errors.New("simulator: the controller's process was killed")
@@ -62,7 +66,16 @@ func (c *Controller) work() {
 		return
 	}
 	req := c.queue[0]
-	c.queue = c.queue[1:]
+	if len(c.queue) <= shiftQueue {
+		// Shifted down in place (a queue is mostly a few requests long),
+		// so the next add appends into the same array instead of a new
+		// one once a sliding front has used up its capacity.
+		n := copy(c.queue, c.queue[1:])
+		c.queue[n] = reconcile.Request{}
+		c.queue = c.queue[:n]
+	} else {
+		c.queue = c.queue[1:]
+	}
 	delete(c.queued, req)
 	c.reconciles++
 	c.writes = 0
