@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strconv"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -102,11 +101,15 @@ func (c *simClient) List(_ context.Context, list client.ObjectList, opts ...clie
 	if err != nil {
 		return err
 	}
-	lo := (&client.ListOptions{}).ApplyOptions(opts)
+	lo := listOptions(opts)
 	if err := c.intercept("list", gvk, lo.Namespace, "", ""); err != nil {
 		return err
 	}
-	objs, err := c.s.store.selectObjects(gvk, lo)
+	st := c.s.store
+	objs, err := st.selectObjectsInto(st.listScratch[:0], gvk, lo)
+	// fillList copies the objects into the list's items (shallow or deep
+	// copies, never the slice itself), so the selection's slice is reused.
+	defer func() { clear(objs); st.listScratch = objs[:0] }()
 	if err != nil {
 		return err
 	}
@@ -115,9 +118,21 @@ func (c *simClient) List(_ context.Context, list client.ObjectList, opts ...clie
 		// objects, not copies (the typed list holds shallow copies of them,
 		// sharing every map, slice and pointer); the caller must not change them.
 		c.s.shared.handOut(c.name, objs...)
-		return fillList(list, gvk, objs, c.s.store.rv, false)
+		return fillList(list, gvk, objs, st.rvString(), false)
 	}
-	return fillList(list, gvk, objs, c.s.store.rv, true)
+	return fillList(list, gvk, objs, st.rvString(), true)
+}
+
+// listOptions is what (&client.ListOptions{}).ApplyOptions(opts) makes,
+// read only: a single *client.ListOptions (what the operator's lists pass)
+// is itself, without a copy.
+func listOptions(opts []client.ListOption) *client.ListOptions {
+	if len(opts) == 1 {
+		if lo, ok := opts[0].(*client.ListOptions); ok && lo != nil {
+			return lo
+		}
+	}
+	return (&client.ListOptions{}).ApplyOptions(opts)
 }
 
 func (c *simClient) Watch(_ context.Context, list client.ObjectList, _ ...client.ListOption) (watch.Interface, error) {
@@ -175,7 +190,7 @@ func deepCopyInto(dst, src client.Object) bool {
 // fillList sets the items of a typed or unstructured list: deep copies of
 // objs, or with deepCopy false the objects themselves (a typed list then
 // holds shallow copies).
-func fillList(list client.ObjectList, gvk schema.GroupVersionKind, objs []client.Object, rv uint64, deepCopy bool) error {
+func fillList(list client.ObjectList, gvk schema.GroupVersionKind, objs []client.Object, rv string, deepCopy bool) error {
 	if ul, ok := list.(*unstructured.UnstructuredList); ok {
 		ul.Items = ul.Items[:0]
 		for _, o := range objs {
@@ -201,7 +216,7 @@ func fillList(list client.ObjectList, gvk schema.GroupVersionKind, objs []client
 			return fmt.Errorf("fill %s list: %w", gvk.Kind, err)
 		}
 	}
-	list.SetResourceVersion(strconv.FormatUint(rv, 10))
+	list.SetResourceVersion(rv)
 	if tm, ok := list.GetObjectKind().(*metav1.TypeMeta); ok {
 		// what SetGroupVersionKind sets, its strings made once per kind
 		tm.APIVersion, tm.Kind = listTypeMeta(gvk)

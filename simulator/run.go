@@ -39,8 +39,8 @@ func (e *LimitError) Error() string {
 func (s *Sim) Run(ctx context.Context, stop func() bool, limit time.Duration) (RunResult, error) {
 	deadline := s.start.Add(limit)
 	prev := s.runCtx
-	s.runCtx = ctx
-	defer func() { s.runCtx = prev }()
+	s.setRunCtx(ctx)
+	defer s.setRunCtx(prev)
 	var res RunResult
 	for {
 		res.Elapsed = s.Elapsed()
@@ -75,8 +75,8 @@ func (s *Sim) RunFor(ctx context.Context, d time.Duration) (RunResult, error) {
 // to t (if it lies in the future).
 func (s *Sim) RunUntil(ctx context.Context, t time.Time) (RunResult, error) {
 	prev := s.runCtx
-	s.runCtx = ctx
-	defer func() { s.runCtx = prev }()
+	s.setRunCtx(ctx)
+	defer s.setRunCtx(prev)
 	var res RunResult
 	for {
 		if err := ctx.Err(); err != nil {

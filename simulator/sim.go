@@ -43,12 +43,16 @@ type Sim struct {
 	rng        *rand.Rand
 	logger     logr.Logger
 	runCtx     context.Context
-	clock      *virtualClock
-	store      *store
-	subs       []subscriber
-	ctrls      []*Controller
-	clients    map[string]*simClient
-	shared     sharedReads
+	// reconcileCtx is the context of every reconcile with a discarding
+	// logger, made from runCtx and reconcileCtxLogger (discardCtx).
+	reconcileCtx       context.Context
+	reconcileCtxLogger logr.Logger
+	clock              *virtualClock
+	store              *store
+	subs               []subscriber
+	ctrls              []*Controller
+	clients            map[string]*simClient
+	shared             sharedReads
 
 	active      *Controller // the controller whose reconcile is running
 	intercept   func(APIRequest) error

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -37,6 +38,22 @@ type store struct {
 	clusterScoped map[schema.GroupKind]bool
 	conversions   map[schema.GroupKind]*kindConversion
 	fieldManagers map[schema.GroupVersionKind]*managedfields.FieldManager
+	// listScratch holds a typed list's selected objects between
+	// selectObjects and fillList (which copies them into the list's
+	// items); emptied after each use.
+	listScratch []client.Object
+	// rvText is rv as decimal text while rv is rvTextOf (a list's
+	// resourceVersion, the same string for every list between commits).
+	rvText   string
+	rvTextOf uint64
+}
+
+// rvString is the current resourceVersion as text.
+func (st *store) rvString() string {
+	if st.rvTextOf != st.rv || st.rvText == "" {
+		st.rvText, st.rvTextOf = strconv.FormatUint(st.rv, 10), st.rv
+	}
+	return st.rvText
 }
 
 func newStore(s *Sim) *store {

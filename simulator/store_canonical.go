@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -63,6 +64,32 @@ type typePlan struct {
 	trivial bool // nothing in it can change in a round trip (ints, bools)
 	bad     bool // not modelled: take the JSON path
 	fields  []fieldPlan
+	// elem and fieldTypes remember the plans of the element type (of a
+	// pointer, slice, array or map) and of each field's type, looked up
+	// in typePlans on first use: a walk then follows pointers instead of
+	// a sync.Map lookup per value.
+	elem       atomic.Pointer[typePlan]
+	fieldTypes []atomic.Pointer[typePlan] // by position in fields
+}
+
+// elemPlan is the plan of t.Elem(); p is t's plan.
+func (p *typePlan) elemPlan(t reflect.Type) *typePlan {
+	if e := p.elem.Load(); e != nil {
+		return e
+	}
+	e := planOf(t.Elem())
+	p.elem.Store(e)
+	return e
+}
+
+// fieldPlan is the plan of the type ft of the i-th of p.fields.
+func (p *typePlan) fieldPlan(i int, ft reflect.Type) *typePlan {
+	if e := p.fieldTypes[i].Load(); e != nil {
+		return e
+	}
+	e := planOf(ft)
+	p.fieldTypes[i].Store(e)
+	return e
 }
 
 type fieldPlan struct {
@@ -119,6 +146,7 @@ func buildPlan(t reflect.Type, visiting map[reflect.Type]bool) *typePlan {
 		p.bad = buildPlan(t.Elem(), visiting).bad
 	case reflect.Struct:
 		p.bad = !planStruct(p, t, visiting)
+		p.fieldTypes = make([]atomic.Pointer[typePlan], len(p.fields))
 	default: // interfaces, funcs, channels, complex numbers, uintptr
 		p.bad = true
 	}
@@ -210,7 +238,11 @@ func jsonNames(t reflect.Type) ([]string, bool) {
 
 // canonicalValue normalises the settable value v in place; false when v
 // holds something not modelled.
-func canonicalValue(v reflect.Value) bool {
+func canonicalValue(v reflect.Value) bool { return canonicalValueOf(v, nil) }
+
+// canonicalValueOf is canonicalValue with p the plan of v's type (nil:
+// looked up).
+func canonicalValueOf(v reflect.Value, p *typePlan) bool {
 	t := v.Type()
 	switch t {
 	case typeTime:
@@ -234,7 +266,9 @@ func canonicalValue(v reflect.Value) bool {
 		}
 		return true
 	}
-	p := planOf(t)
+	if p == nil {
+		p = planOf(t)
+	}
 	switch {
 	case p.bad:
 		return false
@@ -263,16 +297,17 @@ func canonicalValue(v reflect.Value) bool {
 			v.SetZero()
 			return true
 		}
-		return canonicalValue(v.Elem())
+		return canonicalValueOf(v.Elem(), p.elemPlan(t))
 	case reflect.Slice, reflect.Array:
 		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
 			return true // []byte: base64, decoded as it was
 		}
-		if planOf(t.Elem()).trivial {
+		ep := p.elemPlan(t)
+		if ep.trivial {
 			return true
 		}
 		for i := 0; i < v.Len(); i++ {
-			if !canonicalValue(v.Index(i)) {
+			if !canonicalValueOf(v.Index(i), ep) {
 				return false
 			}
 		}
@@ -286,7 +321,7 @@ func canonicalValue(v reflect.Value) bool {
 }
 
 func canonicalStruct(v reflect.Value, p *typePlan) bool {
-	for _, fp := range p.fields {
+	for i, fp := range p.fields {
 		f := v.Field(fp.index)
 		switch {
 		case fp.skip:
@@ -298,7 +333,7 @@ func canonicalStruct(v reflect.Value, p *typePlan) bool {
 			}
 		case fp.omitEmpty && jsonomit.Empty(f), fp.omitZero && isZeroValue(f):
 			f.SetZero()
-		case !canonicalValue(f):
+		case !canonicalValueOf(f, p.fieldPlan(i, f.Type())):
 			return false
 		}
 	}

@@ -45,7 +45,10 @@ func (st *store) delete(gvk schema.GroupVersionKind, key types.NamespacedName, o
 	_, gracefulKind := cur.(*corev1.Pod)
 	grace := gracePeriod(cur, opts.GracePeriodSeconds)
 	graceful := false // rest.BeforeDelete's graceful
-	next := cur.DeepCopyObject().(client.Object)
+	// A shallow copy: what changes below (deletionTimestamp, its grace
+	// period, generation) is set, never written through a shared pointer,
+	// and canonicalize makes the stored version a copy sharing nothing.
+	next := shallowCopy(cur)
 	if ts := cur.GetDeletionTimestamp(); ts != nil {
 		switch {
 		case zeroGrace(cur) && len(cur.GetFinalizers()) > 0:
@@ -87,7 +90,10 @@ func (st *store) delete(gvk schema.GroupVersionKind, key types.NamespacedName, o
 		// updateForGracefulDeletionAndFinalizers wrote the object with
 		// grace 0 (lastGraceful == 0); Store.Delete then removes it.
 		st.commit(watch.Modified, gvk, next, cur)
-		cur, next = next, next.DeepCopyObject().(client.Object)
+		// The removed version differs only in resourceVersion: a shallow
+		// copy, sharing the rest with the version just stored (stored
+		// versions are never changed in place).
+		cur, next = next, shallowCopy(next)
 		next.SetResourceVersion(st.nextRV())
 	}
 	st.commit(watch.Deleted, gvk, next, cur)

@@ -44,7 +44,11 @@ func (f fieldIndexer) IndexField(_ context.Context, obj client.Object, field str
 // (indexes registered for version gvk), in key order — as a cache of that
 // version answers. A failed conversion fails the list.
 func (st *store) selectObjects(gvk schema.GroupVersionKind, lo *client.ListOptions) ([]client.Object, error) {
-	var out []client.Object
+	return st.selectObjectsInto(nil, gvk, lo)
+}
+
+// selectObjectsInto is selectObjects appending to out.
+func (st *store) selectObjectsInto(out []client.Object, gvk schema.GroupVersionKind, lo *client.ListOptions) ([]client.Object, error) {
 	sgvk := st.storageGVK(gvk)
 	var reqs fields.Requirements // the field selector's terms, taken once per list
 	if lo.FieldSelector != nil && !lo.FieldSelector.Empty() {

@@ -190,7 +190,10 @@ func sameContent(candidate, cur client.Object, statusOnly bool) bool {
 	if isBuiltin(cur) && !equality.Semantic.DeepEqual(candidate.GetAnnotations(), cur.GetAnnotations()) {
 		return false
 	}
-	return equality.Semantic.DeepEqual(structOf(candidate).FieldByName("Status").Interface(), structOf(cur).FieldByName("Status").Interface())
+	// Compared through pointers (both objects are pointers, so their
+	// fields are addressable): the same comparison without boxing a copy
+	// of each status struct (a whole PodStatus per pod status write).
+	return equality.Semantic.DeepEqual(structOf(candidate).FieldByName("Status").Addr().Interface(), structOf(cur).FieldByName("Status").Addr().Interface())
 }
 
 func objectName(obj client.Object) string {

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -20,6 +21,10 @@ const (
 	bucketQPS   = 10
 	bucketBurst = 100
 )
+
+// shiftQueue is the longest work queue whose front is taken by shifting
+// the rest down (longer ones slide, so draining one stays linear).
+const shiftQueue = 16
 
 // errProcessKilled fails the API calls of a reconcile whose controller was
 // crashed while it ran.
@@ -62,7 +67,16 @@ func (c *Controller) work() {
 		return
 	}
 	req := c.queue[0]
-	c.queue = c.queue[1:]
+	if len(c.queue) <= shiftQueue {
+		// Shifted down in place (a queue is mostly a few requests long),
+		// so the next add appends into the same array instead of a new
+		// one once a sliding front has used up its capacity.
+		n := copy(c.queue, c.queue[1:])
+		c.queue[n] = reconcile.Request{}
+		c.queue = c.queue[:n]
+	} else {
+		c.queue = c.queue[1:]
+	}
 	delete(c.queued, req)
 	c.reconciles++
 	c.writes = 0
@@ -80,11 +94,30 @@ func (c *Controller) reconcile(req reconcile.Request) (reconcile.Result, error) 
 	c.s.active = c
 	defer func() { c.s.active = prev }()
 	logger := c.s.logger
-	if logger.GetSink() != nil { // a discarding logger takes no values (its WithValues is itself)
-		logger = logger.WithValues("controller", c.name, "request", req.String())
+	if logger.GetSink() == nil {
+		// A discarding logger takes no values (its WithValues is itself),
+		// so every reconcile's context is the same one.
+		return c.r.Reconcile(c.s.discardCtx(), req)
 	}
+	logger = logger.WithValues("controller", c.name, "request", req.String())
 	ctx := logr.NewContext(c.s.ctx(), logger)
 	return c.r.Reconcile(ctx, req)
+}
+
+// discardCtx is logr.NewContext(s.ctx(), s.logger) for a discarding
+// logger, made once per run context (contexts are immutable; setRunCtx
+// drops it).
+func (s *Sim) discardCtx() context.Context {
+	if s.reconcileCtx == nil || s.reconcileCtxLogger != s.logger {
+		s.reconcileCtx, s.reconcileCtxLogger = logr.NewContext(s.ctx(), s.logger), s.logger
+	}
+	return s.reconcileCtx
+}
+
+// setRunCtx sets the context of the events run from now on.
+func (s *Sim) setRunCtx(ctx context.Context) {
+	s.runCtx = ctx
+	s.reconcileCtx = nil
 }
 
 // handle mirrors controller-runtime's reconcileHandler.

@@ -62,7 +62,10 @@ func (o *ownStatuses) newest(key types.NamespacedName, u *v1beta1.ApplicationUpg
 }
 
 // wrote records a successful status patch of key from resourceVersion from
-// whose result the API server returned as obj.
+// whose result the API server returned as obj. obj is kept as it is, not
+// copied: the caller gives it up (patchStatus's fresh object, into which
+// the client decoded the answer, only read after this), and newest hands
+// out copies of it.
 func (o *ownStatuses) wrote(key types.NamespacedName, from string, obj *v1beta1.ApplicationUpgrade) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -77,7 +80,7 @@ func (o *ownStatuses) wrote(key types.NamespacedName, from string, obj *v1beta1.
 	if len(w.superseded) > maxSuperseded {
 		w.superseded = w.superseded[len(w.superseded)-maxSuperseded:]
 	}
-	w.obj = obj.DeepCopy()
+	w.obj = obj
 	o.m[key] = w
 }
 

@@ -31,8 +31,12 @@ import (
 // bytes).
 func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1beta1.ApplicationUpgrade, g appupgrade.Graph, plan appupgrade.Plan, written map[string]int64, refused map[string]int32) error {
 	// The status is built on a copy of its own; the whole object is copied
-	// only when the status changed (most passes change nothing).
-	st := u.Status.DeepCopy()
+	// only when the status changed (most passes change nothing). The copy
+	// leaves out the component entries, which componentStatuses replaces
+	// with a new slice below.
+	prev := u.Status
+	prev.Components = nil
+	st := prev.DeepCopy()
 	st.Phase, st.Message, st.ObservedGeneration = plan.Phase, appupgrade.SafeText(plan.Message, MaxStatusMessage), u.Generation
 	st.Components = componentStatuses(u.Status, g, plan, written, refused)
 	st.RolledOut = v1beta1.RolledOut(st.Components)
@@ -65,6 +69,7 @@ func (r *ApplicationUpgradeReconciler) patchStatus(ctx context.Context, u *v1bet
 	if err := r.Client.Status().Patch(ctx, next, patch); err != nil {
 		return fmt.Errorf("patch status of applicationupgrade %s/%s: %w", u.Namespace, u.Name, err)
 	}
+	// next is kept as it is (only read from here on).
 	r.ownStatuses().wrote(client.ObjectKeyFromObject(u), u.ResourceVersion, next)
 	// Logged, with the component phases, when the patch was sent and the
 	// resourceVersion it returned (the upgrade's), so a status write can be

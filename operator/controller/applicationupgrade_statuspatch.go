@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"k8s.io/apimachinery/pkg/types"
@@ -32,14 +33,14 @@ import (
 // does not know how to walk (an embedded or untagged field) gets
 // MergeFrom's patch. TestStatusMergePatchIsMergeFroms checks the two agree.
 func statusMergePatch(from, to *v1beta1.ApplicationUpgrade) (client.Patch, error) {
+	fields, walkable := statusFields()
+	if !walkable {
+		return client.MergeFromWithOptions(from, client.MergeFromWithOptimisticLock{}), nil
+	}
 	fv, tv := reflect.ValueOf(&from.Status).Elem(), reflect.ValueOf(&to.Status).Elem()
-	st := fv.Type()
-	changed := make(map[string]json.RawMessage, st.NumField())
-	for i := 0; i < st.NumField(); i++ {
-		name, omitEmpty, ok := jsonField(st.Field(i))
-		if !ok {
-			return client.MergeFromWithOptions(from, client.MergeFromWithOptimisticLock{}), nil
-		}
+	changed := make(map[string]json.RawMessage, len(fields))
+	for i, f := range fields {
+		name, omitEmpty := f.name, f.omitEmpty
 		if reflect.DeepEqual(fv.Field(i).Addr().Interface(), tv.Field(i).Addr().Interface()) {
 			continue // equal values encode alike: nothing to send, nothing to encode
 		}
@@ -99,6 +100,28 @@ func jsonString(s string) []byte {
 	return out
 }
 
+// statusField is a status field's JSON name and whether it has omitempty.
+type statusField struct {
+	name      string
+	omitEmpty bool
+}
+
+// statusFields are the JSON names of the status type's fields, by field
+// index, read from the type once per process (jsonField); walkable is
+// false when one of them is a field statusMergePatch does not walk.
+var statusFields = sync.OnceValues(func() ([]statusField, bool) {
+	t := reflect.TypeFor[v1beta1.ApplicationUpgradeStatus]()
+	out := make([]statusField, t.NumField())
+	for i := range out {
+		name, omitEmpty, ok := jsonField(t.Field(i))
+		if !ok {
+			return nil, false
+		}
+		out[i] = statusField{name: name, omitEmpty: omitEmpty}
+	}
+	return out, true
+})
+
 // jsonField is a struct field's JSON name and whether it has omitempty;
 // ok is false for a field encoding/json would not encode under one name
 // of its own (embedded, unexported, untagged, "-", or an omitzero field).
@@ -122,12 +145,15 @@ func jsonField(f reflect.StructField) (name string, omitEmpty, ok bool) {
 	return parts[0], omitEmpty, true
 }
 
-// fieldJSON is a field's encoding, or nil when encoding/json omits it.
+// fieldJSON is a field's encoding, or nil when encoding/json omits it. v
+// is addressable (a field of a status reached through a pointer): it is
+// encoded through its address, as MergeFrom's encoding of the whole object
+// reaches it, without boxing a copy of it.
 func fieldJSON(v reflect.Value, omitEmpty bool) ([]byte, error) {
 	if omitEmpty && jsonomit.Empty(v) {
 		return nil, nil
 	}
-	return json.Marshal(v.Interface())
+	return json.Marshal(v.Addr().Interface())
 }
 
 func isJSONObject(b []byte) bool { return len(b) > 0 && b[0] == '{' }
