@@ -66,16 +66,18 @@ Feature: Someone else acts on the cluster while the operator upgrades
 
   @real
   Scenario: the worker's node is lost while the worker rolls out
-    Every pod bound to the node is force-deleted at once, as the pod garbage
-    collector does when a lost node is removed; the ReplicaSets create them
-    again.
+    Every pod bound to the node is force-deleted, oldest first, as the pod
+    garbage collector does when a lost node is removed; the ReplicaSets
+    create them again. One pod every 100 ms, so that each replacement is
+    created before the next deletion on both backends (on the local control
+    plane that order is a race when the deletes come back to back).
     Given a worker Deployment with 3 replicas, surge 1, unavailable 0, pods ready after 2s and terminating in 3s
     And an API Deployment with 1 replica, pods ready after 1s and terminating in 1s
     And the Deployments are rolled out
     When the upgrade "upgrade-v2" is applied
     And the phase becomes "WaitingForWorkers" within 1 minute
     And a pod of the worker's new template is bound to a node and counted in its status within 30 seconds
-    And the fault "node-lost@0s" is injected
+    And the fault "node-lost@0s:gap=100ms" is injected
     Then a fault's note matches "^node kwok-node-0 lost: [1-9][0-9]* pods deleted$" within 1 seconds
     And the phase becomes "Completed" within 3 minutes
     And each Deployment image was written once

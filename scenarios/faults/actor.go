@@ -152,8 +152,9 @@ func webhookErr() error {
 // grace 0 per pod, each returning before the next). gcOrphaned walks its
 // lister's pods in no set order; the actor deletes the oldest first
 // (creationTimestamp, then name), so both backends delete the pods of one
-// template in the same order although their pod names differ. It deletes
-// one pod every PodGCDeleteInterval.
+// template in the same order although their pod names differ. With the
+// parameter gap > 0 it deletes one pod every gap (see the catalog);
+// with gap 0, all of them at once.
 func (a *actors) nodeLost(f Fault) {
 	c := a.rt.Client("pod-gc")
 	var pods corev1.PodList
@@ -176,24 +177,14 @@ func (a *actors) nodeLost(f Fault) {
 		if err := c.Delete(a.ctx, &bound[i], client.GracePeriodSeconds(0)); err == nil {
 			n++
 		}
-		if i+1 == len(bound) {
-			next(i + 1)
+		if gap := f.Dur("gap"); i+1 < len(bound) && gap > 0 {
+			a.rt.After(gap, "pod-gc deletes the next pod of "+node, func() { next(i + 1) })
 			return
 		}
-		a.rt.After(PodGCDeleteInterval, "pod-gc deletes the next pod of "+node, func() { next(i + 1) })
+		next(i + 1)
 	}
 	next(0)
 }
-
-// PodGCDeleteInterval is the time between two of nodeLost's deletes.
-// The pod garbage collector sends its next DELETE as soon as the last one
-// returns, and the ReplicaSet controller replaces each deleted pod 3–35 ms
-// after its deletion on the local control plane (the node-lost scenario,
-// 2026-12-03): whether a replacement or the next deletion comes first is
-// then a race, run to run, that the simulator (whose ReplicaSet model is
-// instantaneous) cannot predict. A slower collector settles it the same
-// way on both backends: every replacement comes before the next deletion.
-const PodGCDeleteInterval = 100 * time.Millisecond
 
 // updateWorkload applies change to the workload of component dep with the
 // client named who, retrying on conflict as kubectl and controllers do.

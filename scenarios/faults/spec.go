@@ -185,7 +185,7 @@ func validate(f Fault) error {
 			if n, _ := strconv.Atoi(f.Args["events"]); err == nil && d <= 0 && n <= 0 {
 				err = fmt.Errorf("want a positive duration, e.g. 5s (or events=N for stale)")
 			}
-		case "down", "ready", "exit", "recreate":
+		case "down", "ready", "exit", "recreate", "gap":
 			var d time.Duration
 			d, err = time.ParseDuration(v)
 			if err == nil && d < 0 {
