@@ -65,16 +65,11 @@ func Sequences(events []eventlog.Event) []Sequence { return SequencesWith(events
 
 // SequencesWith is Sequences with options.
 func SequencesWith(events []eventlog.Event, o Options) []Sequence {
-	by := map[string][]string{}
 	raw := map[string][]item{}
 	kinds := map[string]string{}
 	var cur eventlog.Event
 	add := func(entity, kind, state string) {
 		kinds[entity] = kind
-		s := by[entity]
-		if len(s) == 0 || s[len(s)-1] != state {
-			by[entity] = append(s, state)
-		}
 		it := item{state: state, t: cur.T}
 		if strings.HasPrefix(cur.Event, "Pod") {
 			it.key, it.deleted = cur.Name, cur.Event == eventlog.PodDeleted
@@ -112,9 +107,13 @@ func SequencesWith(events []eventlog.Event, o Options) []Sequence {
 			add(e.Name+" phases", KindUpgrade, e.Phase)
 		}
 	}
-	out := make([]Sequence, 0, len(by))
-	for k, v := range by {
-		out = append(out, Sequence{Entity: k, Kind: kinds[k], States: v, items: raw[k]})
+	out := make([]Sequence, 0, len(raw))
+	for k, items := range raw {
+		states := make([]string, len(items))
+		for i, it := range items {
+			states[i] = it.state
+		}
+		out = append(out, Sequence{Entity: k, Kind: kinds[k], States: collapse(states), items: items})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Entity < out[j].Entity })
 	return out
@@ -506,14 +505,6 @@ func bySequence(seqs []Sequence) map[string]Sequence {
 	m := make(map[string]Sequence, len(seqs))
 	for _, q := range seqs {
 		m[q.Entity] = q
-	}
-	return m
-}
-
-func index(seqs []Sequence) map[string][]string {
-	m := map[string][]string{}
-	for _, s := range seqs {
-		m[s.Entity] = s.States
 	}
 	return m
 }

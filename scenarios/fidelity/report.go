@@ -162,14 +162,14 @@ func WriteSequences(w io.Writer, s Scenario) error {
 	if s.Diffs != nil {
 		return nil
 	}
-	sim, real := index(Sequences(s.Sim)), index(Sequences(s.Real))
+	sim, real := bySequence(Sequences(s.Sim)), bySequence(Sequences(s.Real))
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	for _, d := range s.Differences() {
 		if d.Agree() {
 			continue
 		}
 		fmt.Fprintf(tw, "%s / %s (%s)\tSIM\tREAL\n", s.Name, d.Entity, d.Verdict())
-		a, b := sim[d.Entity], real[d.Entity]
+		a, b := sim[d.Entity].States, real[d.Entity].States
 		for i := 0; i < len(a) || i < len(b); i++ {
 			fmt.Fprintf(tw, "  %d\t%s\t%s\n", i+1, at(a, i), at(b, i))
 		}
