@@ -216,7 +216,8 @@ func (w *world) rollOut(name, oldPod string) {
 		Spec: appsv1.ReplicaSetSpec{Template: *tpl}}
 	require.NoError(w.t, w.c.Create(ctx, rs))
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: rs.Name + "-x", Labels: tpl.Labels,
-		OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: ptr.To(true)}}}}
+		OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: ptr.To(true)}}},
+		Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
 	require.NoError(w.t, w.c.Create(ctx, pod))
 	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
 	require.NoError(w.t, w.c.Status().Update(ctx, d))

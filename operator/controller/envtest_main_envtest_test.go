@@ -313,7 +313,7 @@ func (w *envWorld) newReplicaSet(d *appsv1.Deployment) *appsv1.ReplicaSet {
 	return rs
 }
 
-// createPods creates n pods of rs, named <rs>-<i>.
+// createPods creates n pods of rs, named <rs>-<i>, Running and Ready.
 func (w *envWorld) createPods(rs *appsv1.ReplicaSet, n int) []string {
 	w.t.Helper()
 	var names []string
@@ -324,6 +324,10 @@ func (w *envWorld) createPods(rs *appsv1.ReplicaSet, n int) []string {
 			Spec: *rs.Spec.Template.Spec.DeepCopy(),
 		}
 		require.NoError(w.t, w.c.Create(w.ctx, p), "create pod %s", p.Name)
+		// Running and Ready, as a kubelet reports it (no kubelet here)
+		p.Status = corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{
+			{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}}
+		require.NoError(w.t, w.c.Status().Update(w.ctx, p), "ready pod %s", p.Name)
 		names = append(names, p.Name)
 	}
 	return names

@@ -58,7 +58,10 @@ type Options struct {
 //  4. status.terminatingReplicas is 0 where the field is set (KEP-3973);
 //  5. the pod list shows no pod whose pod-template-hash differs from the new
 //     ReplicaSet's and no terminating pod — the check that still holds where
-//     the counters exclude terminating pods (Cluster API's pattern).
+//     the counters exclude terminating pods (Cluster API's pattern) — and
+//     at least spec.replicas new pods available (podsReady), so counters
+//     that still count a pod since deleted cannot say Rolled while its
+//     replacement is not Ready.
 //
 // Where the Deployment controller's status lags (a busy
 // kube-controller-manager), 3–4 are taken from the objects it has already
@@ -100,7 +103,7 @@ func Assess(d *appsv1.Deployment, rss []appsv1.ReplicaSet, pods []corev1.Pod, op
 	if v, done := counters(d); !done && !podsSettled(d, owned, newRS, mine, newHash, opts.Now) {
 		return v
 	}
-	return podsGone(d, mine, newHash)
+	return podsGone(d, mine, newHash, opts.Now)
 }
 
 // counters applies `kubectl rollout status` steps 3–5 plus equality with
@@ -124,9 +127,12 @@ func counters(d *appsv1.Deployment) (Verdict, bool) {
 	return Verdict{}, true
 }
 
-// podsGone is part 4 of the definition: no old-template pod and no
-// terminating pod in the live list, and every desired new pod visible.
-func podsGone(d *appsv1.Deployment, pods []corev1.Pod, newHash string) Verdict {
+// podsGone is part 5 of the definition: no old-template pod and no
+// terminating pod in the live list, every desired new pod visible, and
+// at least spec.replicas of them available (podsReady) — the counters'
+// availableReplicas may describe pods the list no longer has (a pod
+// deleted and replaced while the Deployment's status lags).
+func podsGone(d *appsv1.Deployment, pods []corev1.Pod, newHash string, now time.Time) Verdict {
 	newPods := int32(0)
 	for i := range pods {
 		p := &pods[i]
@@ -139,8 +145,12 @@ func podsGone(d *appsv1.Deployment, pods []corev1.Pod, newHash string) Verdict {
 		}
 		newPods++
 	}
-	if want := specReplicas(d); newPods < want {
+	want := specReplicas(d)
+	if newPods < want {
 		return progressing(ReasonNewPodsNotCreated, "pod list shows %d of %d new pods", newPods, want)
+	}
+	if v, ok := podsReady(pods, want, d.Spec.MinReadySeconds, now, "new pods"); !ok {
+		return v
 	}
 	return Verdict{State: Rolled, Reason: ReasonRolled,
 		Message: "all " + itoa(newPods) + " pods run the new template and no old pod remains"}

@@ -59,10 +59,21 @@ func (f *fixture) addPod(hash string, ready bool) *corev1.Pod {
 	p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "job-system", Name: name,
 		Labels:          map[string]string{"app": "job-worker", appsv1.DefaultDeploymentUniqueLabelKey: hash},
 		OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "job-worker-" + hash, UID: types.UID("job-worker-" + hash), Controller: ptr.To(true)}}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "worker", Ready: ready,
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: readyCondition(ready), ContainerStatuses: []corev1.ContainerStatus{{Name: "worker", Ready: ready,
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}}}
 	f.pods = append(f.pods, p)
 	return &f.pods[len(f.pods)-1]
+}
+
+// readyCondition is the kubelet's Ready condition of a pod whose
+// containers are (or are not) all ready, since 2026-01-01 00:00 UTC.
+func readyCondition(ready bool) []corev1.PodCondition {
+	st := corev1.ConditionFalse
+	if ready {
+		st = corev1.ConditionTrue
+	}
+	return []corev1.PodCondition{{Type: corev1.PodReady, Status: st,
+		LastTransitionTime: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}}
 }
 
 func (f *fixture) waiting(i int, reason string, restarts int32) {

@@ -1,6 +1,8 @@
 package rollout
 
 import (
+	"time"
+
 	"bytes"
 	"encoding/json"
 	"strconv"
@@ -119,7 +121,8 @@ func daemonSetPatch(ds *appsv1.DaemonSet) ([]byte, error) {
 //  6. the pod list: no pod of another revision — with maxSurge an old pod
 //     runs beside the new one on its node until the new one is available,
 //     then terminates while the counters may already be done — and no
-//     terminating pod, and at least desiredNumberScheduled new pods.
+//     terminating pod, and at least desiredNumberScheduled new pods, that
+//     many of them available (podsReady).
 //
 // Pods controlled by another object than ds are ignored. Pure; never
 // mutates its arguments.
@@ -150,7 +153,7 @@ func AssessDaemonSet(ds *appsv1.DaemonSet, revisions []appsv1.ControllerRevision
 	if v, done := daemonSetCounters(ds); !done {
 		return v
 	}
-	return daemonPodsGone(ds, mine, rev)
+	return daemonPodsGone(ds, mine, rev, opts.Now)
 }
 
 // daemonSetCounters applies kubectl's two checks, then numberUnavailable
@@ -171,9 +174,9 @@ func daemonSetCounters(ds *appsv1.DaemonSet) (Verdict, bool) {
 }
 
 // daemonPodsGone checks the live pod list: no old pod (naming the node,
-// and the new pod beside it under maxSurge), none terminating, and at
-// least desiredNumberScheduled new pods.
-func daemonPodsGone(ds *appsv1.DaemonSet, pods []corev1.Pod, rev DaemonSetRevision) Verdict {
+// and the new pod beside it under maxSurge), none terminating, at least
+// desiredNumberScheduled new pods, and that many available (podsReady).
+func daemonPodsGone(ds *appsv1.DaemonSet, pods []corev1.Pod, rev DaemonSetRevision, now time.Time) Verdict {
 	newOnNode := map[string]string{}
 	for i := range pods {
 		if p := &pods[i]; rev.Updated(p) && p.DeletionTimestamp == nil {
@@ -197,6 +200,9 @@ func daemonPodsGone(ds *appsv1.DaemonSet, pods []corev1.Pod, rev DaemonSetRevisi
 	}
 	if newPods < ds.Status.DesiredNumberScheduled {
 		return progressing(ReasonNewPodsNotCreated, "pod list shows %d of %d new pods", newPods, ds.Status.DesiredNumberScheduled)
+	}
+	if v, ok := podsReady(pods, ds.Status.DesiredNumberScheduled, ds.Spec.MinReadySeconds, now, "new pods"); !ok {
+		return v
 	}
 	return Verdict{State: Rolled, Reason: ReasonRolled,
 		Message: "all " + itoa(newPods) + " pods run the current revision and no old pod remains"}

@@ -63,7 +63,7 @@ func daemonPod(name, node, hash, gen string) corev1.Pod {
 		Labels:          map[string]string{"app": "agent", appsv1.DefaultDaemonSetUniqueLabelKey: hash, DaemonSetTemplateGenerationLabel: gen},
 		OwnerReferences: []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent", UID: "ds-uid", Controller: ptr.To(true)}}},
 		Spec: corev1.PodSpec{NodeName: node},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "agent", Ready: true,
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: readyCondition(true), ContainerStatuses: []corev1.ContainerStatus{{Name: "agent", Ready: true,
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}}}
 }
 
@@ -93,6 +93,9 @@ func TestAssessDaemonSet(t *testing.T) {
 			Progressing, ReasonReplicasNotUpdated, "2 of 3 nodes run the current revision"},
 		{"updated but not available", func(f *dsFixture) { f.ds.Status.NumberAvailable = 2 },
 			Progressing, ReasonReplicasNotAvailable, "2 of 3 updated pods available"},
+		{"counters done but stale: the pod on n2 was deleted and recreated, not yet Ready", func(f *dsFixture) {
+			f.pods[len(f.pods)-2].Status.Conditions = readyCondition(false)
+		}, Progressing, ReasonReplicasNotAvailable, "pod list shows 2 of 3 new pods available; pod agent-new-n2 is not Ready"},
 		{"numberUnavailable > 0", func(f *dsFixture) { f.ds.Status.NumberUnavailable = 1 },
 			Progressing, ReasonReplicasNotAvailable, "1 pods unavailable"},
 		{"misscheduled pods", func(f *dsFixture) { f.ds.Status.NumberMisscheduled = 1 },

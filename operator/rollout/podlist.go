@@ -56,6 +56,44 @@ func rsReplicas(rs *appsv1.ReplicaSet) int32 {
 	return *rs.Spec.Replicas
 }
 
+// podsReady is the last check of the pod-list parts of Assess,
+// AssessStatefulSet and AssessDaemonSet, made after the status counters
+// say done: at least want of pods (every one of the current template and
+// none terminating, already checked) are available as podAvailable says
+// at now — Ready only, when now is zero (the counters then vouch for
+// minReadySeconds). The counters can describe a pod the list no longer
+// holds: a pod deleted after the controller's last status write and
+// replaced by one not yet Ready (simulate --seed 121, node-lost while the
+// Deployment informer lagged 1 s, wrote the API while the worker's only
+// pod was not Ready). The verdict names the first pod not available.
+// With minReadySeconds > 0 a clock behind the kubelet's only delays it.
+func podsReady(pods []corev1.Pod, want, minReadySeconds int32, now time.Time, what string) (Verdict, bool) {
+	if now.IsZero() {
+		minReadySeconds = 0
+	}
+	n, first := int32(0), ""
+	for i := range pods {
+		if podAvailable(&pods[i], minReadySeconds, now) {
+			n++
+		} else if first == "" {
+			first = pods[i].Name
+		}
+	}
+	if n >= want {
+		return Verdict{}, true
+	}
+	v := progressing(ReasonReplicasNotAvailable, "pod list shows %d of %d %s available", n, want, what)
+	if first != "" {
+		v.Message += "; pod " + first + " is not"
+		if minReadySeconds > 0 {
+			v.Message += " available (Ready for at least minReadySeconds, " + itoa(minReadySeconds) + "s)"
+		} else {
+			v.Message += " Ready"
+		}
+	}
+	return v, false
+}
+
 // podAvailable mirrors IsPodAvailable (k8s.io/kubernetes v1.37.2
 // pkg/api/v1/pod/util.go): Ready=True, and for minReadySeconds > 0 Ready
 // since at least minReadySeconds at now (a zero now: not available).

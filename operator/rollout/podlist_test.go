@@ -133,7 +133,7 @@ func TestPodListRuleNeverAheadOfTheCounters(t *testing.T) {
 						full.Status = convergedStatus(f.d, f.pods, "new", now)
 						_, done := counters(full) // the full rule, without the pod-list rule
 						require.True(t, done, "%s: the counters the controllers publish are not done (status %+v)", state, full.Status)
-						require.Equal(t, Rolled, podsGone(full, f.pods, "new").State, state)
+						require.Equal(t, Rolled, podsGone(full, f.pods, "new", now).State, state)
 						behind := f.d.DeepCopy()
 						behind.Generation = 3
 						require.NotEqual(t, Rolled, Assess(behind, f.rss, f.pods, Options{Now: now}).State, "%s: generation not observed", state)
@@ -144,4 +144,86 @@ func TestPodListRuleNeverAheadOfTheCounters(t *testing.T) {
 	}
 	t.Logf("%d states, %d Rolled by the pod list while the counters lag", states, rolled)
 	require.Positive(t, rolled, "the pod-list rule never applied")
+}
+
+// TestRolledOnlyWhenThePodListIsRolled enumerates the states of
+// TestPodListRuleNeverAheadOfTheCounters with two statuses: counters that
+// lag (old replicas pending) and counters that say done but describe pods
+// the list may no longer hold (a pod deleted and replaced since the
+// controller's last status write: simulate --seed 121). Whenever Assess
+// says Rolled, the pod list itself is rolled out as the judge's ground
+// truth has it: every pod of the new template, none terminating, and at
+// least spec.replicas available at now.
+func TestRolledOnlyWhenThePodListIsRolled(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 10, 0, 0, time.UTC)
+	rolled, states := 0, 0
+	for _, want := range []int32{1, 2} {
+		for _, minReady := range []int32{0, 5} {
+			for _, stale := range []bool{false, true} {
+				for _, set := range multisets(len(podKinds), 3) {
+					f := newFixture(want)
+					f.pods = nil
+					f.d.Spec.MinReadySeconds = minReady
+					f.rss[0].Spec.Replicas, f.rss[1].Spec.Replicas = ptr.To[int32](0), ptr.To(want)
+					f.d.Status = appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: want + 1, UpdatedReplicas: want, AvailableReplicas: want}
+					if stale {
+						f.d.Status = appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: want, UpdatedReplicas: want, AvailableReplicas: want, TerminatingReplicas: ptr.To[int32](0)}
+					}
+					var names []string
+					for i, k := range set {
+						kind := podKinds[k]
+						p := f.addPod(kind.hash, kind.ready)
+						p.Name = fmt.Sprintf("p%d-%s", i, kind.name)
+						p.Status.Conditions[0].LastTransitionTime = metav1.NewTime(now.Add(-kind.readyFor))
+						if kind.terminating {
+							p.DeletionTimestamp = ptr.To(metav1.NewTime(now.Add(-time.Second)))
+						}
+						names = append(names, kind.name)
+					}
+					states++
+					state := fmt.Sprintf("replicas %d, minReadySeconds %d, stale counters %v, pods %v", want, minReady, stale, names)
+					if Assess(f.d, f.rss, f.pods, Options{Now: now}).State != Rolled {
+						continue
+					}
+					rolled++
+					available := int32(0)
+					for i := range f.pods {
+						p := &f.pods[i]
+						require.Equal(t, "new", p.Labels[appsv1.DefaultDeploymentUniqueLabelKey], state)
+						require.Nil(t, p.DeletionTimestamp, state)
+						if podAvailable(p, minReady, now) {
+							available++
+						}
+					}
+					require.GreaterOrEqual(t, available, want, "%s: Rolled with %d of %d pods available", state, available, want)
+				}
+			}
+		}
+	}
+	t.Logf("%d states, %d Rolled", states, rolled)
+	require.Positive(t, rolled, "no state was Rolled")
+}
+
+// TestStaleCountersDoNotVouchForAReplacement is simulate --seed 121: the
+// Deployment's status (lagging 1 s) still counts the pod node-lost
+// deleted as available, and the list holds only its replacement, not yet
+// Ready (or Ready for less than minReadySeconds).
+func TestStaleCountersDoNotVouchForAReplacement(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 10, 0, 0, time.UTC)
+	f := newFixture(1)
+	f.pods = nil
+	f.addPod("new", false).Name = "job-worker-new-replacement"
+	v := Assess(f.d, f.rss, f.pods, Options{Now: now})
+	require.Equal(t, Progressing, v.State, v.String())
+	require.Equal(t, ReasonReplicasNotAvailable, v.Reason)
+	require.Equal(t, "pod list shows 0 of 1 new pods available; pod job-worker-new-replacement is not Ready", v.Message)
+
+	f.d.Spec.MinReadySeconds = 30
+	f.pods[0].Status.Conditions = readyCondition(true)
+	f.pods[0].Status.Conditions[0].LastTransitionTime = metav1.NewTime(now.Add(-time.Second))
+	v = Assess(f.d, f.rss, f.pods, Options{Now: now})
+	require.Equal(t, ReasonReplicasNotAvailable, v.Reason, v.String())
+	require.Contains(t, v.Message, "not available (Ready for at least minReadySeconds, 30s)")
+	require.Equal(t, Rolled, Assess(f.d, f.rss, f.pods, Options{Now: now.Add(29 * time.Second)}).State)
+	require.Equal(t, Rolled, Assess(f.d, f.rss, f.pods, Options{}).State, "without a clock the counters vouch for minReadySeconds")
 }

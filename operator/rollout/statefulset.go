@@ -1,6 +1,8 @@
 package rollout
 
 import (
+	"time"
+
 	"regexp"
 	"strconv"
 
@@ -70,7 +72,9 @@ var statefulPodName = regexp.MustCompile("(.*)-([0-9]+)$")
 //  6. the pod list: no pod whose controller-revision-hash differs from
 //     status.updateRevision and no terminating pod (a StatefulSet pod keeps
 //     its name, so the old pod-N must be gone before the new pod-N
-//     exists), and every ordinal below spec.replicas present.
+//     exists), every ordinal below spec.replicas present, and that many
+//     pods available (podsReady: the counters may still count a pod
+//     since deleted).
 //
 // Pods controlled by another object than sts are ignored. Pure; never
 // mutates its arguments.
@@ -97,7 +101,7 @@ func AssessStatefulSet(sts *appsv1.StatefulSet, pods []corev1.Pod, opts Options)
 	if v, done := statefulSetCounters(sts); !done {
 		return v
 	}
-	return statefulPodsGone(sts, mine, update)
+	return statefulPodsGone(sts, mine, update, opts.Now)
 }
 
 // statefulSetStrategyHolds reports a rollout that only a person can
@@ -155,8 +159,9 @@ func statefulSetCounters(sts *appsv1.StatefulSet) (Verdict, bool) {
 }
 
 // statefulPodsGone checks the live pod list: no pod of another revision,
-// none terminating, and one pod for every ordinal the StatefulSet wants.
-func statefulPodsGone(sts *appsv1.StatefulSet, pods []corev1.Pod, update string) Verdict {
+// none terminating, one pod for every ordinal the StatefulSet wants, and
+// that many available (podsReady).
+func statefulPodsGone(sts *appsv1.StatefulSet, pods []corev1.Pod, update string, now time.Time) Verdict {
 	want := int32(1)
 	if sts.Spec.Replicas != nil {
 		want = *sts.Spec.Replicas
@@ -175,6 +180,9 @@ func statefulPodsGone(sts *appsv1.StatefulSet, pods []corev1.Pod, update string)
 	}
 	if newPods < want {
 		return progressing(ReasonNewPodsNotCreated, "pod list shows %d of %d pods at update revision %s", newPods, want, update)
+	}
+	if v, ok := podsReady(pods, want, sts.Spec.MinReadySeconds, now, "pods at update revision "+update); !ok {
+		return v
 	}
 	return Verdict{State: Rolled, Reason: ReasonRolled,
 		Message: "all " + itoa(newPods) + " pods run update revision " + update + " and no old pod remains"}

@@ -38,7 +38,7 @@ func statefulPod(ord int, rev string) corev1.Pod {
 	return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "db-" + strconv.Itoa(ord),
 		Labels:          map[string]string{"app": "db", appsv1.StatefulSetRevisionLabel: rev},
 		OwnerReferences: []metav1.OwnerReference{{Kind: "StatefulSet", Name: "db", UID: "sts-uid", Controller: ptr.To(true)}}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "db", Ready: true,
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: readyCondition(true), ContainerStatuses: []corev1.ContainerStatus{{Name: "db", Ready: true,
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}}}
 }
 
@@ -73,6 +73,9 @@ func TestAssessStatefulSet(t *testing.T) {
 			Progressing, ReasonReplicasNotReady, "2 of 3 pods ready"},
 		{"ready but not available (minReadySeconds)", func(f *stsFixture) { f.sts.Status.AvailableReplicas = 2 },
 			Progressing, ReasonReplicasNotAvailable, "2 of 3 pods available"},
+		{"counters done but stale: db-1 was deleted and recreated, not yet Ready", func(f *stsFixture) {
+			f.pods[1].Status.Conditions = readyCondition(false)
+		}, Progressing, ReasonReplicasNotAvailable, "pod list shows 2 of 3 pods at update revision db-new available; pod db-1 is not Ready"},
 		{"a condemned pod still counted in replicas (scale-down)", func(f *stsFixture) { f.sts.Status.Replicas = 4 },
 			Progressing, ReasonOldReplicasPending, "4 pods exist, want 3"},
 		{"counters done but currentRevision not yet the update revision", func(f *stsFixture) { f.sts.Status.CurrentRevision = "db-old" },

@@ -151,7 +151,7 @@ var Catalog = []Spec{
 		Doc:       "the component's target image cannot be pulled (tag :does-not-exist); expected: Failed",
 		RealWorld: "a typo in the tag, a missing registry credential, an image not yet pushed (C06)", Expect: "Failed"},
 	{Kind: NodeLost, Trigger: AtTime, Params: []Param{{"node", "kwok-node-0", "the node whose pods are lost"},
-		{"gap", "0s", "time between two pods' deletes (0s: all at once); the features use 100ms, so each replacement comes before the next delete on both backends"}},
+		{"gap", "0s", "time between two pods' deletes (0s: all at once); the features use 100ms, so each replacement comes before the next delete on both backends; --seeds draws 0s for half the node-lost faults, 10ms–2s for the others"}},
 		Doc:       "every pod bound to the node is deleted (grace 0), oldest first, as the pod GC does when a lost node is removed; the node is replaced. With gap=0s the deletes come back to back: on the local control plane whether the ReplicaSet controller's replacement (3–35 ms after a deletion) or the next delete comes first is then a race",
 		RealWorld: "a node failure, a spot instance reclaimed, a kernel panic"},
 	{Kind: Scale, Trigger: AtTime, Params: []Param{dep, {"replicas", "4", "the new spec.replicas"}},

@@ -87,6 +87,17 @@ func GenerateFor(seed int64, scenarios []string, objs []client.Object) Schedule 
 		}
 		s.Faults = append(s.Faults, f)
 	}
+	// gaps draws node-lost's gap from a stream of its own, so the rest of
+	// a seed's schedule is what it was before gap existed: half the
+	// schedules delete a lost node's pods back to back, half one every
+	// 10 ms–2 s (a replacement may then land, and the worker stop being
+	// rolled out, between the operator's phase and its write: seed 121).
+	gaps := rand.New(rand.NewSource(seed*1_000_037 + 0x6a9))
+	for i := range s.Faults {
+		if s.Faults[i].Kind == NodeLost && gaps.Intn(2) == 1 {
+			s.Faults[i].Args["gap"] = formatDuration(time.Duration(10+gaps.Intn(1991)) * time.Millisecond)
+		}
+	}
 	calls := 300
 	for _, f := range s.Faults {
 		if f.Kind == Stale || f.Kind == Drop {

@@ -124,6 +124,31 @@ func TestGenerateIsDeterministicAndCoversTheCatalog(t *testing.T) {
 	assert.NotEqual(t, Generate(1, names).String(), Generate(2, names).String())
 }
 
+// TestGenerateDrawsNodeLostGaps: about half the node-lost faults delete
+// back to back (gap 0s), the others one pod every 10 ms–2 s.
+func TestGenerateDrawsNodeLostGaps(t *testing.T) {
+	names := ScenarioNames()
+	zero, spaced := 0, 0
+	for seed := int64(1); seed <= 2000; seed++ {
+		for _, f := range Generate(seed, names).Faults {
+			if f.Kind != NodeLost {
+				continue
+			}
+			switch gap := f.Dur("gap"); {
+			case gap == 0:
+				zero++
+			default:
+				spaced++
+				require.GreaterOrEqual(t, gap, 10*time.Millisecond, "seed %d", seed)
+				require.LessOrEqual(t, gap, 2*time.Second, "seed %d", seed)
+			}
+		}
+	}
+	assert.Positive(t, zero)
+	assert.Positive(t, spaced)
+	assert.InDelta(t, 0.5, float64(spaced)/float64(zero+spaced), 0.15, "%d spaced of %d", spaced, zero+spaced)
+}
+
 func TestScheduleCommand(t *testing.T) {
 	fs, err := ParseFaults("conflict@3,crash@17")
 	require.NoError(t, err)

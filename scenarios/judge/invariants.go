@@ -44,7 +44,10 @@ const (
 //     go back (Pending < UpgradingWorkers < WaitingForWorkers < UpgradingAPI
 //     < WaitingForAPI < Completed; v1beta1 Pending < Progressing <
 //     Completed) and nothing follows Completed or Failed — except the
-//     recovery of a rollout failure (Failed → a phase past Pending);
+//     recovery of a rollout failure (Failed → a phase past Pending), a
+//     component's image reverted by someone else (reverts), and
+//     UpgradingAPI → WaitingForWorkers after a pod of the worker was
+//     created or deleted since UpgradingAPI (losses);
 //   - component-terminal: within one generation, a component that is
 //     Failed or Blocked never changes phase again, except a recovery
 //     (Failed → Rolled, Blocked → Pending / Upgrading);
@@ -63,7 +66,8 @@ func invariants(h History, upgrades []UpgradeSpec) []Violation {
 		}
 	}
 	out = append(out, oneWritePerImage(h)...)
-	out = append(out, phaseMonotone(ordered, reverts(ordered, upgradeGraphs(h, upgrades)))...)
+	graphs := upgradeGraphs(h, upgrades)
+	out = append(out, phaseMonotone(ordered, reverts(ordered, graphs), losses(ordered, graphs))...)
 	out = append(out, componentTerminal(ordered)...)
 	return append(out, singleWriter(h.Ops)...)
 }
@@ -159,8 +163,47 @@ func reverts(events []eventlog.Event, graphs []graph) map[string][]int {
 	return out
 }
 
-// revertBetween says whether one of the indexes in at lies in (from, to).
-func revertBetween(at []int, from, to int) bool {
+// losses are, per upgrade ("namespace/name"), the indexes in events of
+// the pod events (a pod created, terminating or deleted) of a workload
+// one of its components depends on. A dependency the operator judged
+// fully rolled out can stop being so before its dependent's image is
+// written: a node lost, a pod evicted, a scale-up. The operator then says
+// so (appupgrade.ReasonDependencyNotDone: the dependent back to Pending,
+// the v1alpha1 phase from UpgradingAPI back to WaitingForWorkers) and
+// writes only once the dependency is rolled out again, which the
+// porcupine model judges; phaseMonotone excuses that one move back after
+// such an event (simulate --seed 121, node-lost with a gap).
+func losses(events []eventlog.Event, graphs []graph) map[string][]int {
+	deps := map[string][]string{} // workload key → the upgrades depending on it
+	for _, g := range graphs {
+		for _, c := range g.u.Graph() {
+			for _, d := range c.DependsOn {
+				for _, dc := range g.u.Graph() {
+					if dc.Name != d {
+						continue
+					}
+					k, u := dc.key(g.ns), g.ns+"/"+g.u.Name
+					if !slices.Contains(deps[k], u) {
+						deps[k] = append(deps[k], u)
+					}
+				}
+			}
+		}
+	}
+	out := map[string][]int{}
+	for i, e := range events {
+		switch e.Event {
+		case eventlog.PodCreated, eventlog.PodDeleting, eventlog.PodDeleted:
+			for _, u := range deps[eventlog.WorkloadKey(e.Kind, e.Namespace, e.Deployment)] {
+				out[u] = append(out[u], i)
+			}
+		}
+	}
+	return out
+}
+
+// anyBetween says whether one of the indexes in at lies in (from, to).
+func anyBetween(at []int, from, to int) bool {
 	for _, i := range at {
 		if i > from && i < to {
 			return true
@@ -318,8 +361,9 @@ func unknownGeneration(prev, next int64, phase string) bool {
 
 // phaseMonotone checks the upgrades' Phase events (see Invariants);
 // reverts (per upgrade, indexes in events) excuse a move back that follows
-// one. An UpgradeDeleted event starts the upgrade's phases afresh.
-func phaseMonotone(events []eventlog.Event, reverts map[string][]int) []Violation {
+// one, losses a move from UpgradingAPI back to WaitingForWorkers that
+// follows one. An UpgradeDeleted event starts the upgrade's phases afresh.
+func phaseMonotone(events []eventlog.Event, reverts, losses map[string][]int) []Violation {
 	type last struct {
 		phase string
 		gen   int64
@@ -342,10 +386,14 @@ func phaseMonotone(events []eventlog.Event, reverts map[string][]int) []Violatio
 			continue
 		}
 		switch {
-		case revertBetween(reverts[key], p.at, i) && e.Phase != string(upgradesv1alpha1.PhaseFailed):
+		case anyBetween(reverts[key], p.at, i) && e.Phase != string(upgradesv1alpha1.PhaseFailed):
 			// A component's image was reverted since the last phase: the
 			// operator reports it by moving back (docs/gitops.md); the
 			// porcupine model judges the writes and claims that follow.
+		case p.phase == string(upgradesv1alpha1.PhaseUpgradingAPI) && e.Phase == string(upgradesv1alpha1.PhaseWaitingForWorkers) &&
+			anyBetween(losses[key], p.at, i):
+			// The worker lost or gained a pod after it was judged rolled
+			// out and before the API's image was written (losses).
 		case p.phase == string(upgradesv1alpha1.PhaseFailed) && e.Phase != string(upgradesv1alpha1.PhasePending):
 			// A rollout failure recovered (appupgrade.ReasonRecovered): the
 			// porcupine model judges the writes that follow.

@@ -305,6 +305,33 @@ func TestJudgeExcusesAMoveBackAfterARevert(t *testing.T) {
 	assert.Contains(t, v[0].Message, "left Completed for UpgradingWorker")
 }
 
+// TestJudgeExcusesAMoveBackAfterTheWorkerLostAPod: between UpgradingAPI
+// and the API's write the worker's new pod was deleted (node-lost), so
+// the operator says the worker is no longer rolled out (simulate --seed
+// 121). The same move with no pod event of the worker between, or with
+// only an event of the API's pods, is a violation.
+func TestJudgeExcusesAMoveBackAfterTheWorkerLostAPod(t *testing.T) {
+	rolled := append(logRun()[:9], phaseEvent(9.1, "UpgradingAPI", 1, 10))
+	back := phaseEvent(9.3, "WaitingForWorkers", 1, 13)
+	lost := append(append([]eventlog.Event{}, rolled...),
+		logEvent(9.2, eventlog.PodDeleting, "w-new", "w", "", 11), logEvent(9.2, eventlog.PodDeleted, "w-new", "w", "", 12), back)
+	r := Judge(Input{History: FromEvents(lost), Upgrades: []UpgradeSpec{alpha}})
+	assert.Empty(t, phaseViolations(r), r.Err())
+
+	for name, between := range map[string][]eventlog.Event{
+		"nothing":      nil,
+		"an API's pod": {logEvent(9.2, eventlog.PodCreated, "a-x", "a", "a:1", 11)},
+	} {
+		events := append(append(append([]eventlog.Event{}, rolled...), between...), back)
+		v := phaseViolations(Judge(Input{History: FromEvents(events), Upgrades: []UpgradeSpec{alpha}}))
+		require.Len(t, v, 1, name)
+		assert.Contains(t, v[0].Message, "went back from UpgradingAPI to WaitingForWorkers", name)
+	}
+	// a loss excuses only the step back to waiting for the worker
+	further := append(append([]eventlog.Event{}, lost[:len(lost)-1]...), phaseEvent(9.3, "UpgradingWorker", 1, 13))
+	require.Len(t, phaseViolations(Judge(Input{History: FromEvents(further), Upgrades: []UpgradeSpec{alpha}})), 1)
+}
+
 // TestJudgeStartsPhasesAfreshAfterADeletion: an upgrade deleted and
 // created again under its name starts at generation 1 and Pending; without
 // the UpgradeDeleted line between, that is Completed → Pending.

@@ -32,11 +32,12 @@ func (p Pair) WorkerNS() string { return cmp.Or(p.WorkerNamespace, p.Namespace) 
 
 // Report is what Ordering found.
 type Report struct {
-	// Violations lists every API image write made while an old worker pod
+	// Violations lists every API image write of the operator's made while an old worker pod
 	// (eventlog.State.Old: of a template hash older than the worker's
 	// rewrite) still existed, terminating or not; empty means the run is safe.
 	Violations []string
-	// APIWrites counts the API Deployment's template rewrites that changed an image.
+	// APIWrites counts the API Deployment's template rewrites that changed an
+	// image and may be the operator's (operatorsImage).
 	APIWrites int
 	// WorkerWrites counts the worker's template rewrites by the image written.
 	WorkerWrites map[string]int
@@ -55,7 +56,9 @@ func Ordered(events []eventlog.Event) []eventlog.Event { return eventlog.Ordered
 // pod-template-hash is none the worker's template took from its first
 // rewrite on (eventlog.State.Old), whatever its containers' order. The
 // first DeploymentWrite of each Deployment is its initial state, not a
-// write by the operator.
+// write by the operator; nor is a write whose image other field managers
+// own (operatorsImage: a GitOps tool re-applying the API's previous image
+// while a respec rolls the worker, simulate --seed 2742).
 func Ordering(events []eventlog.Event, p Pair) Report {
 	rep := Report{WorkerWrites: map[string]int{}, Handoff: -1, LastOldWorkerDeleted: -1, FirstAPIWrite: -1}
 	worker, api := eventlog.WorkloadKey(p.WorkerKind, p.WorkerNS(), p.Worker), eventlog.WorkloadKey(p.APIKind, p.Namespace, p.API)
@@ -67,7 +70,7 @@ func Ordering(events []eventlog.Event, p Pair) Report {
 			if e.Image != "" {
 				rep.WorkerWrites[e.Image]++
 			}
-		case s.Rewrite != nil && e.WorkloadKey() == api && e.Image != "":
+		case s.Rewrite != nil && e.WorkloadKey() == api && e.Image != "" && operatorsImage(e.ImageOwner):
 			rep.APIWrites++
 			if rep.FirstAPIWrite < 0 {
 				rep.FirstAPIWrite = e.T

@@ -55,6 +55,21 @@ func TestOrderingCatchesAWriteWhileAnOldPodTerminates(t *testing.T) {
 	assert.Contains(t, rep.Violations[0], "old worker pod w-old (hash h-w:1, c=w:1) still exists (terminating)")
 }
 
+// TestOrderingJudgesOnlyTheOperatorsWrites: the same early API write is a
+// violation when the operator's field manager owns the image after it (or
+// the log does not say), and not when only a GitOps tool does
+// (gitops-revert re-applying the API's previous image, seed 2742).
+func TestOrderingJudgesOnlyTheOperatorsWrites(t *testing.T) {
+	for owner, want := range map[string]int{"": 1, "upgrade-operator": 1, "kubectl,upgrade-operator": 1, "kustomize-controller": 0} {
+		events := safeRun()
+		events[7].RV, events[6].RV = "7", "8"
+		events[7].ImageOwner = owner
+		rep := Ordering(events, pair)
+		assert.Len(t, rep.Violations, want, "image owned by %q", owner)
+		assert.Equal(t, want, rep.APIWrites, "image owned by %q", owner)
+	}
+}
+
 // sidecarRun: the worker's pods list a proxy first; every pod, old or
 // new, has the same first container. Old is told by the template hash.
 func sidecarRun(apiRV string) []eventlog.Event {
