@@ -34,11 +34,15 @@ type Sequence struct {
 
 // item is one state of a sequence as recorded: the state, the object it
 // is of (a pod's name; "" for a status or a phase) and its time in
-// seconds.
+// seconds; for a Deployment's pod, its ReplicaSet and its sync epoch:
+// how many writes of the Deployment (its template or its status) the log
+// holds before it.
 type item struct {
 	state, key string
 	t          float64
 	deleted    bool
+	rs         string
+	epoch      int
 }
 
 // Entity kinds besides eventlog's StatefulSet and DaemonSet.
@@ -67,18 +71,25 @@ func Sequences(events []eventlog.Event) []Sequence { return SequencesWith(events
 func SequencesWith(events []eventlog.Event, o Options) []Sequence {
 	raw := map[string][]item{}
 	kinds := map[string]string{}
+	epochs := map[string]int{} // Deployment key → its writes so far
 	var cur eventlog.Event
 	add := func(entity, kind, state string) {
 		kinds[entity] = kind
 		it := item{state: state, t: cur.T}
 		if strings.HasPrefix(cur.Event, "Pod") {
 			it.key, it.deleted = cur.Name, cur.Event == eventlog.PodDeleted
+			if cur.Kind == "" && cur.ReplicaSet != "" {
+				it.rs, it.epoch = cur.ReplicaSet, epochs[eventlog.Key(cur.Namespace, cur.Deployment)]
+			}
 		}
 		raw[entity] = append(raw[entity], it)
 	}
 	revs := revisions{}
 	for _, e := range judge.Ordered(events) {
 		cur = e
+		if (e.Event == eventlog.DeploymentStatus || e.Event == eventlog.DeploymentWrite) && e.Kind == "" {
+			epochs[eventlog.Key(e.Namespace, e.Name)]++
+		}
 		switch e.Event {
 		case eventlog.DeploymentStatus:
 			add(e.Name+" status", KindDeployment, statusState(e.Status))
@@ -223,9 +234,9 @@ type Difference struct {
 	// index and state): where the orders really part, past any grain.
 	Unmatched      int
 	UnmatchedState string
-	// Commuted is how many of the real sequence's pod deletions were
-	// moved past another pod's state recorded within CommuteWindow of
-	// them before the sequences were compared (0: compared as recorded).
+	// Commuted is how many of the real sequence's states were moved past
+	// another pod's state they race with (commute) before the sequences
+	// were compared (0: compared as recorded).
 	Commuted int
 }
 
@@ -240,12 +251,12 @@ func (d Difference) Grain() bool {
 }
 
 // Verdict is "yes", "real refines sim", "sim refines real", "each refines
-// the other" or "no, from state N", followed by "(N deletions commuted)"
-// when the real sequence was compared with its pod deletions commuted.
+// the other" or "no, from state N", followed by "(N races commuted)"
+// when the real sequence was compared with racing states commuted.
 func (d Difference) Verdict() string {
 	v := d.verdict()
 	if d.Commuted > 0 {
-		v += fmt.Sprintf(" (%d deletions commuted)", d.Commuted)
+		v += fmt.Sprintf(" (%d races commuted)", d.Commuted)
 	}
 	return v
 }
@@ -265,12 +276,19 @@ func (d Difference) verdict() string {
 }
 
 // sameSharedOrder reports whether the states a and b have in common come
-// in the same order in both: restricted to the states they share, and with
-// the later repeats of a state dropped from the side that shows it more
-// often (each keeps its first occurrences, as many as the other side
-// has), the two are equal. A transient status that one backend passes
-// through again in a second rollout and the other does not is grain; a
-// state shown before another on one side and after it on the other (also
+// in one order in both: restricted to the states they share, either
+//
+//   - with the later repeats of a state dropped from the side that shows
+//     it more often (each keeps its first occurrences, as many as the
+//     other side has), the two are equal: a transient status that one
+//     backend passes through again in a second rollout and the other does
+//     not; or
+//   - one skips only transient occurrences of the other (skipsTransients):
+//     the real Deployment controller publishing one status for two pod
+//     deletions 100 ms apart, "avail 2" then "avail 0", where the
+//     simulator shows "avail 1" on the way down and again on the way up.
+//
+// A state shown before another on one side and after it on the other (also
 // a final state shown early, then left, then reached again) is not.
 // Sequences with no state in common share no order: they disagree.
 func sameSharedOrder(a, b []string) bool {
@@ -279,7 +297,20 @@ func sameSharedOrder(a, b []string) bool {
 		return false
 	}
 	ca, cb := counts(ra), counts(rb)
-	return slices.Equal(firstOccurrences(ra, cb), firstOccurrences(rb, ca))
+	return slices.Equal(firstOccurrences(ra, cb), firstOccurrences(rb, ca)) || skipsTransients(ra, rb) || skipsTransients(rb, ra)
+}
+
+// skipsTransients reports whether short is long with some occurrences
+// left out, none of them of the final state: short is a subsequence of
+// long, both end in the same state, and it occurs as often in both — a
+// final state shown early (a rollout claimed complete, then left) is an
+// order, not a skipped transient.
+func skipsTransients(short, long []string) bool {
+	if len(short) == 0 || !subsequence(short, long) {
+		return false
+	}
+	last := short[len(short)-1]
+	return long[len(long)-1] == last && counts(short)[last] == counts(long)[last]
 }
 
 // counts is how often each state occurs in a.
@@ -403,23 +434,47 @@ func rank(d Difference) int {
 }
 
 // CommuteWindow is how close (in seconds) two states of different pods
-// recorded on the real cluster must be for a pod's deletion to be
-// compared on either side of the other. kube-apiserver deletes a pod in
-// two writes (registry.Store.Delete: updateForGracefulDeletionAndFinalizers
-// sets deletionTimestamp, then the object is removed), and the ReplicaSet
-// controller replaces the pod as soon as it sees the first: on the local
-// control plane the replacement's creation landed between the two writes
-// for about one deletion in four of the node-lost scenario, 0.7–10.7 ms
-// apart (2026-12-03), and after them otherwise. The simulator commits both
-// writes at one instant. Only a deletion moves — the end of a delete the
-// controllers had already decided, not a decision of theirs.
+// recorded on the real cluster must be for them to race (races): then
+// either may be compared on the other's side.
+//
+// Two races are known, neither a decision of a controller:
+//
+//   - a deletion and a replacement: kube-apiserver deletes a pod in two
+//     writes (registry.Store.Delete: updateForGracefulDeletionAndFinalizers
+//     sets deletionTimestamp, then the object is removed), and the
+//     ReplicaSet controller replaces the pod as soon as it sees the first:
+//     on the local control plane the replacement's creation landed between
+//     the two writes for about one deletion in four of the node-lost
+//     scenario, 0.7–10.7 ms apart (2026-12-03), and after them otherwise;
+//     the simulator commits both writes at one instant;
+//   - two ReplicaSets' pods in one Deployment sync epoch: the Deployment
+//     controller scales an old ReplicaSet down and a new one up, and the
+//     two ReplicaSets are synced by concurrent workers
+//     (ReplicaSetController.Run starts ConcurrentRSSyncs of them on one
+//     queue, 5 by default: k8s.io/kubernetes v1.37.2
+//     pkg/controller/replicaset/config/v1alpha1/defaults.go), so
+//     the new pod's creation and the old pod's deletion come in either
+//     order: 0.02 ms and 2.1 ms apart on the local control plane with the
+//     creation first, where other rollouts showed the deletion first.
 const CommuteWindow = 0.020
 
+// races reports whether real states x and y (x recorded before y) may be
+// compared in either order: states of two different pods, recorded within
+// CommuteWindow of each other, where one is a pod's deletion, or both are
+// pods of different ReplicaSets of a Deployment with no write of the
+// Deployment (its template or status) between them — decided by one sync
+// of its controller and carried out by two ReplicaSet workers.
+func races(x, y item) bool {
+	if x.key == "" || y.key == "" || x.key == y.key || y.t-x.t >= CommuteWindow {
+		return false
+	}
+	return x.deleted || y.deleted || (x.rs != "" && y.rs != "" && x.rs != y.rs && x.epoch == y.epoch)
+}
+
 // commute reorders real (a sequence's recorded states) toward sim: walking
-// both, a sim state that real has a little later is taken early if every
-// real state it passes is of another pod, recorded within CommuteWindow of
-// it, and one of the two is a pod's deletion. Every other state keeps its
-// place. It returns the reordered states and how many were moved.
+// both, a sim state that real has a little later is taken early if it
+// races (races) with every real state it passes. Every other state keeps
+// its place. It returns the reordered states and how many were moved.
 func commute(sim, real []item) ([]string, int) {
 	used := make([]bool, len(real))
 	out := make([]string, 0, len(real))
@@ -469,8 +524,7 @@ func movable(real []item, used []bool, next int, state string) int {
 		}
 		ok := true
 		for k := next; k < j && ok; k++ {
-			ok = used[k] || (real[k].key != "" && real[k].key != real[j].key &&
-				real[j].t-real[k].t < CommuteWindow && (real[k].deleted || real[j].deleted))
+			ok = used[k] || races(real[k], real[j])
 		}
 		if ok {
 			return j

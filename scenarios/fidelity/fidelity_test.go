@@ -187,7 +187,7 @@ func TestCompareCommutesAPodDeletionRacingAReplacement(t *testing.T) {
 	require.Len(t, d, 1)
 	assert.True(t, d[0].Agree(), "%+v", d[0])
 	assert.Equal(t, 1, d[0].Commuted)
-	assert.Equal(t, "yes (1 deletions commuted)", d[0].Verdict())
+	assert.Equal(t, "yes (1 races commuted)", d[0].Verdict())
 
 	d = Compare(sim.events, race(0.050))
 	assert.Equal(t, "no, from state 2", d[0].Verdict(), "50 ms apart is an order, not a race")
@@ -209,4 +209,58 @@ func TestCompareDoesNotCommuteDecisions(t *testing.T) {
 	d = Compare(sim.events, real.events)
 	assert.False(t, d[0].Agree())
 	assert.Zero(t, d[0].Commuted)
+}
+
+// TestCompareSkippedTransientIsGrain: the real controller published one
+// status for two pod deletions (avail 2 → 0) where the simulator shows
+// avail 1 on the way down and again on the way up (node-lost, gap 100
+// ms): grain. Showing the final state early and leaving it is not.
+func TestCompareSkippedTransientIsGrain(t *testing.T) {
+	sim := (&log{}).status(3).status(2).status(1).status(0).status(1).status(2).status(3)
+	real := (&log{}).status(3).status(2).status(0).status(1).status(2).status(3)
+	d := Compare(sim.events, real.events)[0]
+	assert.True(t, d.Grain(), d.Verdict())
+	d = Compare(real.events, sim.events)[0]
+	assert.True(t, d.Grain(), "the other way round: %s", d.Verdict())
+
+	finalEarly := (&log{}).status(0).status(3).status(1).status(2).status(3)
+	d = Compare(finalEarly.events, (&log{}).status(0).status(1).status(4).status(2).status(3).events)[0]
+	assert.False(t, d.Grain(), "the final state shown early: %s", d.Verdict())
+}
+
+// rsAt is a pod event of pod name of ReplicaSet rs at t seconds.
+func (l *log) rsAt(t float64, kind, name, rs, image string) *log {
+	l.at(t, kind, name, image)
+	l.events[len(l.events)-1].ReplicaSet = rs
+	return l
+}
+
+// TestCompareCommutesTwoReplicaSetsOfOneSync: one Deployment sync scales
+// the old ReplicaSet down and the new one up, and two ReplicaSet workers
+// carry it out in either order. With a write of the Deployment between
+// them the two pods' states are an order: one followed from the other.
+func TestCompareCommutesTwoReplicaSetsOfOneSync(t *testing.T) {
+	sim := (&log{}).status(3).rsAt(1, eventlog.PodDeleting, "old", "w-1", "w:1").rsAt(1, eventlog.PodCreated, "new", "w-2", "w:2")
+	real := (&log{}).status(3).rsAt(1, eventlog.PodCreated, "new", "w-2", "w:2").rsAt(1.002, eventlog.PodDeleting, "old", "w-1", "w:1")
+	var pods Difference
+	for _, d := range Compare(sim.events, real.events) {
+		if d.Entity == "w pods" {
+			pods = d
+		}
+	}
+	assert.Equal(t, "yes (1 races commuted)", pods.Verdict())
+
+	between := (&log{}).status(3).rsAt(1, eventlog.PodCreated, "new", "w-2", "w:2").status(2)
+	between.rsAt(1.002, eventlog.PodDeleting, "old", "w-1", "w:1")
+	for _, d := range Compare(sim.events, between.events) {
+		if d.Entity == "w pods" {
+			assert.Equal(t, "no, from state 1", d.Verdict(), "a status write between: an order")
+		}
+	}
+	oneRS := (&log{}).status(3).rsAt(1, eventlog.PodCreated, "new", "w-1", "w:2").rsAt(1.002, eventlog.PodDeleting, "old", "w-1", "w:1")
+	for _, d := range Compare(sim.events, oneRS.events) {
+		if d.Entity == "w pods" {
+			assert.Equal(t, "no, from state 1", d.Verdict(), "one ReplicaSet's own actions: an order")
+		}
+	}
 }
