@@ -187,7 +187,7 @@ func sameContent(candidate, cur client.Object, statusOnly bool) bool {
 	if !statusOnly {
 		return equality.Semantic.DeepEqual(candidate, cur)
 	}
-	if isBuiltin(cur) && !equality.Semantic.DeepEqual(candidate.GetAnnotations(), cur.GetAnnotations()) {
+	if isBuiltin(cur) && !sameStrings(candidate.GetAnnotations(), cur.GetAnnotations()) {
 		return false
 	}
 	// Compared through pointers (both objects are pointers, so their
@@ -242,7 +242,16 @@ func contentChanged(a, b client.Object) bool {
 		}
 	}
 	if t.Name() == "Deployment" && isBuiltin(a) {
-		return !equality.Semantic.DeepEqual(a.GetAnnotations(), b.GetAnnotations())
+		return !sameStrings(a.GetAnnotations(), b.GetAnnotations())
 	}
 	return false
+}
+
+// sameStrings is equality.Semantic.DeepEqual for two string maps (labels,
+// annotations): the same entries, a nil map equal to an empty one. It
+// compares them directly instead of through reflection, which boxes every
+// key and value it reads (about 1,000 allocations a demo run, one
+// annotations comparison per built-in /status write).
+func sameStrings(a, b map[string]string) bool {
+	return maps.Equal(a, b)
 }
