@@ -18,7 +18,8 @@ import (
 // verified after the event that read it (and before the next shared read);
 // a changed object panics naming it and its reader. It also checks each
 // no-op detection of a /status write against the whole-object comparison
-// (sameContent). It costs a JSON encoding per object handed out, so it is
+// (sameContent), and semanticEqual against equality.Semantic.DeepEqual on
+// every write. It costs a JSON encoding per object handed out, so it is
 // on in tests (testing.Testing) and off otherwise; benchmarks turn it off.
 // Set it before creating a Sim.
 var CheckSharedReads = testing.Testing()

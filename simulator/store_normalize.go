@@ -10,7 +10,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -185,7 +184,7 @@ func (st *store) decode(gvk schema.GroupVersionKind, data []byte) (client.Object
 func sameContent(candidate, cur client.Object, statusOnly bool) bool {
 	candidate.SetResourceVersion(cur.GetResourceVersion())
 	if !statusOnly {
-		return equality.Semantic.DeepEqual(candidate, cur)
+		return semanticEqual(candidate, cur)
 	}
 	if isBuiltin(cur) && !sameStrings(candidate.GetAnnotations(), cur.GetAnnotations()) {
 		return false
@@ -193,7 +192,7 @@ func sameContent(candidate, cur client.Object, statusOnly bool) bool {
 	// Compared through pointers (both objects are pointers, so their
 	// fields are addressable): the same comparison without boxing a copy
 	// of each status struct (a whole PodStatus per pod status write).
-	return equality.Semantic.DeepEqual(structOf(candidate).FieldByName("Status").Addr().Interface(), structOf(cur).FieldByName("Status").Addr().Interface())
+	return semanticEqual(structOf(candidate).FieldByName("Status").Addr().Interface(), structOf(cur).FieldByName("Status").Addr().Interface())
 }
 
 func objectName(obj client.Object) string {
@@ -237,7 +236,7 @@ func contentChanged(a, b client.Object) bool {
 		}
 		// Compared through pointers: the same comparison without boxing a
 		// copy of each spec struct (a whole PodSpec per pod write).
-		if !equality.Semantic.DeepEqual(va.Field(i).Addr().Interface(), vb.Field(i).Addr().Interface()) {
+		if !semanticEqual(va.Field(i).Addr().Interface(), vb.Field(i).Addr().Interface()) {
 			return true
 		}
 	}
