@@ -51,7 +51,8 @@ func (st *store) canonicalize(gvk schema.GroupVersionKind, obj client.Object) (c
 // update with obj (status set) at the storage version: what
 // mergeForEndpoint would make of cur and a canonical candidate, built
 // directly — a shallow copy of cur holding a canonical deep copy of obj's
-// status and, for built-in kinds, a copy of obj's annotations. Of a
+// status and, for built-in kinds, a copy of obj's annotations (cur's own
+// map when they hold the same entries, as they mostly do). Of a
 // /status candidate the write takes only those, so nothing else of obj is
 // copied or walked; the defaults the store applies concern spec alone.
 // ok is false for any other write, or when obj is not its kind's Go type
@@ -77,9 +78,14 @@ func (st *store) canonicalStatus(gvk schema.GroupVersionKind, cur, obj client.Ob
 				return nil, false
 			}
 		}
-		if len(ann) == 0 {
+		switch {
+		case len(ann) == 0:
 			next.SetAnnotations(nil)
-		} else {
+		case sameStrings(ann, cur.GetAnnotations()):
+			// next, a shallow copy of cur, already holds cur's map: the
+			// same entries, stored and never changed in place, so shared
+			// as the metadata and spec are instead of cloned.
+		default:
 			next.SetAnnotations(maps.Clone(ann))
 		}
 	}
