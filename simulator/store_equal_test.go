@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // TestSameStringsIsSemanticDeepEqual: sameStrings answers as
@@ -97,5 +98,24 @@ func TestSemanticEqualIsSemanticDeepEqual(t *testing.T) {
 	x.Next, y.Next = x, y
 	if !semanticEqual(x, y) || !equality.Semantic.DeepEqual(x, y) {
 		t.Errorf("two equal cycles: semanticEqual %v, Semantic.DeepEqual %v; want both true", semanticEqual(x, y), equality.Semantic.DeepEqual(x, y))
+	}
+}
+
+// TestUnsafeGetIsApplyOptions: unsafeGet reads the options as
+// GetOptions.ApplyOptions does, the short cuts included.
+func TestUnsafeGetIsApplyOptions(t *testing.T) {
+	for _, opts := range [][]client.GetOption{
+		nil,
+		{client.UnsafeDisableDeepCopy},
+		{client.UnsafeDisableDeepCopyOption(false)},
+		{&client.GetOptions{UnsafeDisableDeepCopy: ptr.To(true)}},
+		{&client.GetOptions{}},
+		{client.UnsafeDisableDeepCopy, client.UnsafeDisableDeepCopyOption(false)},
+		{client.UnsafeDisableDeepCopyOption(false), client.UnsafeDisableDeepCopy},
+	} {
+		want := ptr.Deref((&client.GetOptions{}).ApplyOptions(opts).UnsafeDisableDeepCopy, false)
+		if got := unsafeGet(opts); got != want {
+			t.Errorf("unsafeGet(%#v) = %v, ApplyOptions says %v", opts, got, want)
+		}
 	}
 }
