@@ -83,7 +83,7 @@ func (c *simClient) Get(_ context.Context, key client.ObjectKey, obj client.Obje
 	if cur == nil {
 		return notFound(gvk, key.Name)
 	}
-	if ptr.Deref((&client.GetOptions{}).ApplyOptions(opts).UnsafeDisableDeepCopy, false) {
+	if unsafeGet(opts) {
 		// As controller-runtime's cache reader: obj becomes a shallow
 		// copy of the cache's object, sharing every map, slice and
 		// pointer; the caller must not change them (CheckSharedReads).
@@ -121,6 +121,22 @@ func (c *simClient) List(_ context.Context, list client.ObjectList, opts ...clie
 		return fillList(list, gvk, objs, st.rvString(), false)
 	}
 	return fillList(list, gvk, objs, st.rvString(), true)
+}
+
+// unsafeGet is (&client.GetOptions{}).ApplyOptions(opts)'s
+// UnsafeDisableDeepCopy, read directly when there are no options or only
+// an UnsafeDisableDeepCopyOption (what the operator's Gets pass): no
+// GetOptions and no *bool are made for it (two allocations a Get).
+func unsafeGet(opts []client.GetOption) bool {
+	switch len(opts) {
+	case 0:
+		return false
+	case 1:
+		if d, ok := opts[0].(client.UnsafeDisableDeepCopyOption); ok {
+			return bool(d)
+		}
+	}
+	return ptr.Deref((&client.GetOptions{}).ApplyOptions(opts).UnsafeDisableDeepCopy, false)
 }
 
 // listOptions is what (&client.ListOptions{}).ApplyOptions(opts) makes,

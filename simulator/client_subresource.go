@@ -3,6 +3,7 @@ package simulator
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -87,8 +88,13 @@ func (st *store) bind(key client.ObjectKey, node string) error {
 	if cur.DeletionTimestamp != nil {
 		return apierrors.NewConflict(resourceFor(gvk), key.Name, fmt.Errorf("pod %s is being deleted, cannot be assigned to a host", key))
 	}
-	next := cur.DeepCopy()
+	// A shallow copy: what it keeps of cur is shared with the stored
+	// object, which no write changes in place; the conditions, changed
+	// here, are its own.
+	next := new(corev1.Pod)
+	*next = *cur
 	next.Spec.NodeName = node
+	next.Status.Conditions = slices.Clone(cur.Status.Conditions)
 	setPodCondition(&next.Status, corev1.PodCondition{
 		Type: corev1.PodScheduled, Status: corev1.ConditionTrue,
 		LastTransitionTime: metav1.NewTime(st.s.now.Truncate(1e9)),

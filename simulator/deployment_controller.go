@@ -102,11 +102,16 @@ func (dc *deploymentController) replicaSetsFor(ctx context.Context, d *appsv1.De
 	if err != nil {
 		return nil, fmt.Errorf("list replicasets of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
-	var out []*appsv1.ReplicaSet
+	// Filtered in place: the typed list is this call's own slice (the
+	// objects in it are shared, the slice is not).
+	out := list[:0]
 	for _, rs := range list {
 		if ref := metav1.GetControllerOfNoCopy(rs); ref != nil && ref.UID == d.UID {
 			out = append(out, rs)
 		}
+	}
+	if len(out) == 0 {
+		out = nil // as the append to a nil slice left it
 	}
 	rsByCreation(out)
 	return out, nil

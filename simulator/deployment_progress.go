@@ -2,8 +2,8 @@ package simulator
 
 import (
 	"context"
-	"fmt"
 	"reflect"
+	"strconv"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -33,7 +33,9 @@ func (dc *deploymentController) syncRolloutStatus(ctx context.Context, all []*ap
 	} else {
 		removeDeploymentCondition(&st, appsv1.DeploymentReplicaFailure)
 	}
-	if reflect.DeepEqual(d.Status, st) {
+	// Compared through pointers: the same comparison without boxing a
+	// copy of each status.
+	if reflect.DeepEqual(&d.Status, &st) {
 		dc.requeueStuckDeployment(d, st)
 		return nil
 	}
@@ -42,17 +44,21 @@ func (dc *deploymentController) syncRolloutStatus(ctx context.Context, all []*ap
 }
 
 func (dc *deploymentController) estimateProgress(d *appsv1.Deployment, st *appsv1.DeploymentStatus, newRS *appsv1.ReplicaSet, cur *appsv1.DeploymentCondition) {
-	subject := fmt.Sprintf("Deployment %q", d.Name)
-	if newRS != nil {
-		subject = fmt.Sprintf("ReplicaSet %q", newRS.Name)
+	// The messages' subject, made only when a condition is set (most
+	// passes set none): fmt's %q of a string is strconv.Quote.
+	subject := func() string {
+		if newRS != nil {
+			return "ReplicaSet " + strconv.Quote(newRS.Name)
+		}
+		return "Deployment " + strconv.Quote(d.Name)
 	}
 	now := dc.s.now
 	switch {
 	case deploymentComplete(d, st):
 		setDeploymentCondition(st, newDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue,
-			ReasonNewRSAvailable, subject+" has successfully progressed.", now))
+			ReasonNewRSAvailable, subject()+" has successfully progressed.", now))
 	case deploymentProgressing(d, st):
-		c := newDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, ReasonReplicaSetUpdated, subject+" is progressing.", now)
+		c := newDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, ReasonReplicaSetUpdated, subject()+" is progressing.", now)
 		if cur != nil {
 			if cur.Status == corev1.ConditionTrue {
 				c.LastTransitionTime = cur.LastTransitionTime
@@ -62,7 +68,7 @@ func (dc *deploymentController) estimateProgress(d *appsv1.Deployment, st *appsv
 		setDeploymentCondition(st, c)
 	case deploymentTimedOut(d, st, now):
 		setDeploymentCondition(st, newDeploymentCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse,
-			ReasonTimedOut, subject+" has timed out progressing.", now))
+			ReasonTimedOut, subject()+" has timed out progressing.", now))
 	}
 }
 

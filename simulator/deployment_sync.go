@@ -3,12 +3,14 @@ package simulator
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/utils/ptr"
 )
 
 // syncStatusOnly only updates status (a Deployment being deleted).
@@ -99,8 +101,14 @@ func (dc *deploymentController) scaleReplicaSet(ctx context.Context, rs *appsv1.
 	if !sizeChanged && !replicasAnnotationsNeedUpdate(rs, *d.Spec.Replicas, maxReplicas) {
 		return false, rs, nil
 	}
-	cp := rs.DeepCopy()
-	*cp.Spec.Replicas = size
+	// The request (rs.DeepCopy() upstream) is a shallow copy of the shared
+	// ReplicaSet with its own replicas and annotations, the two parts
+	// changed: the store reads the rest, and the answer replaces every
+	// field of cp with a deep copy of the stored object (assign).
+	cp := new(appsv1.ReplicaSet)
+	*cp = *rs
+	cp.Spec.Replicas = ptr.To(size)
+	cp.Annotations = maps.Clone(rs.Annotations)
 	setReplicasAnnotations(cp, *d.Spec.Replicas, maxReplicas)
 	if err := dc.c.Update(ctx, cp); err != nil {
 		return false, rs, fmt.Errorf("scale replicaset %s/%s to %d: %w", rs.Namespace, rs.Name, size, err)

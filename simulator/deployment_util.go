@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -225,13 +223,6 @@ func labelsEqualIgnoreHash(a, b map[string]string) bool {
 		}
 	}
 	return n == 0
-}
-
-// semanticEqual is equality.Semantic.DeepEqual, answered by
-// reflect.DeepEqual when that already holds (strict equality implies
-// semantic equality).
-func semanticEqual(a, b any) bool {
-	return reflect.DeepEqual(a, b) || equality.Semantic.DeepEqual(a, b)
 }
 
 // imagesEqual compares the containers' names and images, in order.

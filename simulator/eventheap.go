@@ -16,6 +16,8 @@ type event struct {
 	fn   func()
 	to   *Controller
 	d    delivery
+	// kick: the event is to's worker start (kick), due in epoch d.epoch.
+	kick bool
 }
 
 // delivery is a watch event on its way to a controller: w's event ev, sent
@@ -30,6 +32,12 @@ type delivery struct {
 func (e *event) run() {
 	if e.fn != nil {
 		e.fn()
+		return
+	}
+	if e.kick {
+		if e.to.epoch == e.d.epoch {
+			e.to.work()
+		}
 		return
 	}
 	e.to.arrive(&e.d)

@@ -42,7 +42,10 @@ type podRun struct {
 	// readyScheduled: the pod-ready stage is on its way.
 	readyScheduled bool
 	deleting       bool
-	containers     []*containerRun
+	containers     []*containerRun // fixed at admission, as a pod's containers are
+	// unreadyMessage is the Ready and ContainersReady conditions' message
+	// while not ready, made once (unreadyMsg): it names the containers.
+	unreadyMessage string
 }
 
 type imageBehaviour int
@@ -66,6 +69,9 @@ type containerRun struct {
 	restarts    int32
 	lastExit    *corev1.ContainerStateTerminated
 	backoffs    int
+	// id is the containerID of restart idRestarts (containerID).
+	id         string
+	idRestarts int32
 }
 
 func newKubelet(s *Sim, opts KubeOptions) *kubelet {

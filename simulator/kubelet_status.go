@@ -58,7 +58,7 @@ func (k *kubelet) fillStatus(run *podRun, st *corev1.PodStatus) {
 		c := corev1.PodCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: now}
 		if !run.ready {
 			c.Status, c.Reason = corev1.ConditionFalse, "ContainersNotReady"
-			c.Message = fmt.Sprintf("containers with unready status: [%s]", strings.Join(run.containerNames(), " "))
+			c.Message = run.unreadyMsg()
 		}
 		setPodCondition(st, c)
 	}
@@ -66,6 +66,24 @@ func (k *kubelet) fillStatus(run *podRun, st *corev1.PodStatus) {
 	for _, c := range run.containers {
 		st.ContainerStatuses = append(st.ContainerStatuses, c.status(run))
 	}
+}
+
+// unreadyMsg is the not-ready conditions' message; it depends only on
+// the containers' names, fixed for the run, so it is made once.
+func (run *podRun) unreadyMsg() string {
+	if run.unreadyMessage == "" {
+		run.unreadyMessage = fmt.Sprintf("containers with unready status: [%s]", strings.Join(run.containerNames(), " "))
+	}
+	return run.unreadyMessage
+}
+
+// containerID is the container's ID in its current restart, made once
+// per restart (the pod's UID and the container's name are fixed).
+func (c *containerRun) containerID(run *podRun) string {
+	if c.id == "" || c.idRestarts != c.restarts {
+		c.id, c.idRestarts = fmt.Sprintf("containerd://%s-%s-%d", run.uid, c.name, c.restarts), c.restarts
+	}
+	return c.id
 }
 
 func (run *podRun) containerNames() []string {
@@ -85,7 +103,7 @@ func (c *containerRun) status(run *podRun) corev1.ContainerStatus {
 	}
 	if c.everStarted {
 		cs.ImageID = c.image
-		cs.ContainerID = fmt.Sprintf("containerd://%s-%s-%d", run.uid, c.name, c.restarts)
+		cs.ContainerID = c.containerID(run)
 	}
 	if c.running {
 		cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(c.startedAt)}

@@ -82,6 +82,9 @@ func (rsc *replicaSetController) ownedPods(ctx context.Context, rs *appsv1.Repli
 	if err != nil {
 		return nil, nil, fmt.Errorf("list pods of replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
 	}
+	// The active pods are filtered in place: the typed list is this
+	// call's own slice (the pods in it are shared, the slice is not).
+	active = pods[:0]
 	for _, p := range pods {
 		if ref := metav1.GetControllerOfNoCopy(p); ref == nil || ref.UID != rs.UID {
 			continue
@@ -92,6 +95,9 @@ func (rsc *replicaSetController) ownedPods(ctx context.Context, rs *appsv1.Repli
 		case isPodTerminating(p):
 			terminating = append(terminating, p)
 		}
+	}
+	if len(active) == 0 {
+		active = nil // as the append to a nil slice left it
 	}
 	return active, terminating, nil
 }

@@ -18,7 +18,8 @@ import (
 // verified after the event that read it (and before the next shared read);
 // a changed object panics naming it and its reader. It also checks each
 // no-op detection of a /status write against the whole-object comparison
-// (sameContent). It costs a JSON encoding per object handed out, so it is
+// (sameContent), and semanticEqual against equality.Semantic.DeepEqual on
+// every write. It costs a JSON encoding per object handed out, so it is
 // on in tests (testing.Testing) and off otherwise; benchmarks turn it off.
 // Set it before creating a Sim.
 var CheckSharedReads = testing.Testing()
@@ -37,35 +38,45 @@ var (
 // stored pointer is a consistent snapshot. The request is intercepted as
 // a list (faults apply as to List).
 func (c *simClient) listShared(gvk schema.GroupVersionKind, ns string) ([]client.Object, error) {
+	return c.listSharedInto(nil, gvk, ns)
+}
+
+// listSharedInto is listShared appending to out.
+func (c *simClient) listSharedInto(out []client.Object, gvk schema.GroupVersionKind, ns string) ([]client.Object, error) {
 	if err := c.intercept("list", gvk, ns, "", ""); err != nil {
-		return nil, err
+		return out, err
 	}
-	objs, err := c.s.store.selectObjects(gvk, &client.ListOptions{Namespace: ns})
+	objs, err := c.s.store.selectObjectsInto(out, gvk, &client.ListOptions{Namespace: ns})
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	c.s.shared.handOut(c.name, objs...)
 	return objs, nil
 }
 
+// listTyped is listShared typed as T: the selection goes into a slice the
+// store reuses (its elements are copied into the typed slice), so a typed
+// list makes one slice, not also the growing untyped one.
+func listTyped[T client.Object](c *simClient, gvk schema.GroupVersionKind, ns string) ([]T, error) {
+	st := c.s.store
+	objs, err := c.listSharedInto(st.sharedScratch[:0], gvk, ns)
+	out := make([]T, len(objs))
+	for i, o := range objs {
+		out[i] = o.(T)
+	}
+	clear(objs)
+	st.sharedScratch = objs[:0]
+	return out, err
+}
+
 // listPodsShared is listShared of pods, typed (PodLister.Pods(ns).List).
 func (c *simClient) listPodsShared(ns string) ([]*corev1.Pod, error) {
-	objs, err := c.listShared(gvkPod, ns)
-	out := make([]*corev1.Pod, len(objs))
-	for i, o := range objs {
-		out[i] = o.(*corev1.Pod)
-	}
-	return out, err
+	return listTyped[*corev1.Pod](c, gvkPod, ns)
 }
 
 // listReplicaSetsShared is listShared of ReplicaSets, typed.
 func (c *simClient) listReplicaSetsShared(ns string) ([]*appsv1.ReplicaSet, error) {
-	objs, err := c.listShared(gvkReplicaSet, ns)
-	out := make([]*appsv1.ReplicaSet, len(objs))
-	for i, o := range objs {
-		out[i] = o.(*appsv1.ReplicaSet)
-	}
-	return out, err
+	return listTyped[*appsv1.ReplicaSet](c, gvkReplicaSet, ns)
 }
 
 // getReplicaSetShared is the stored ReplicaSet itself, read-only, as

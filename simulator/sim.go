@@ -132,6 +132,15 @@ func (s *Sim) scheduleDelivery(after time.Duration, what string, to *Controller,
 	s.events.push(e)
 }
 
+// scheduleKick is scheduleAt(at, what, func() { if to.epoch == epoch {
+// to.work() } }) without the closure: the controller and epoch are held
+// in the (reused) event.
+func (s *Sim) scheduleKick(at time.Time, what string, to *Controller, epoch int) {
+	e := s.newEvent(at, what, nil)
+	e.to, e.d.epoch, e.kick = to, epoch, true
+	s.events.push(e)
+}
+
 // newEvent is the next event, at at (not before now), reusing a run one.
 func (s *Sim) newEvent(at time.Time, what string, fn func()) *event {
 	if at.Before(s.now) {

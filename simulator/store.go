@@ -42,6 +42,9 @@ type store struct {
 	// selectObjects and fillList (which copies them into the list's
 	// items); emptied after each use.
 	listScratch []client.Object
+	// sharedScratch holds a typed lister list's selection until its
+	// elements are copied into the typed slice (listTyped).
+	sharedScratch []client.Object
 	// rvText is rv as decimal text while rv is rvTextOf (a list's
 	// resourceVersion, the same string for every list between commits).
 	rvText   string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -105,6 +106,9 @@ func (st *store) writeMerged(gvk, sgvk schema.GroupVersionKind, cur, next client
 	same := sameContent(next, cur, fast)
 	if fast && st.s.shared.on && same != sameContent(next, cur, false) {
 		panic(fmt.Sprintf("simulator: status-only comparison of %s disagrees with the whole object's", objectName(cur)))
+	}
+	if st.s.shared.on && semanticEqual(next, cur) != equality.Semantic.DeepEqual(next, cur) {
+		panic(fmt.Sprintf("simulator: semanticEqual of %s disagrees with equality.Semantic.DeepEqual", objectName(cur)))
 	}
 	if same || dryRun {
 		return st.convert(next, sgvk, gvk)

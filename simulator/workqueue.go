@@ -52,11 +52,7 @@ func (c *Controller) kick() {
 	if c.busyUntil.After(at) {
 		at = c.busyUntil
 	}
-	c.s.scheduleAt(at, c.kickWhat, func() {
-		if c.epoch == epoch {
-			c.work()
-		}
-	})
+	c.s.scheduleKick(at, c.kickWhat, c, epoch)
 }
 
 // work runs one reconcile and schedules the next, so controllers and
