@@ -87,17 +87,8 @@ func (w *semanticWalk) equal(v1, v2 reflect.Value, depth int) bool {
 		}
 		return true
 	case reflect.Slice:
-		if (v1.IsNil() || v1.Len() == 0) != (v2.IsNil() || v2.Len() == 0) {
-			return false
-		}
-		if v1.IsNil() || v1.Len() == 0 {
-			return true
-		}
-		if v1.Len() != v2.Len() {
-			return false
-		}
-		if v1.Pointer() == v2.Pointer() {
-			return true
+		if eq, decided := sameLengthOrShared(v1, v2); decided {
+			return eq
 		}
 		for i := 0; i < v1.Len(); i++ {
 			if !w.equal(v1.Index(i), v2.Index(i), depth+1) {
@@ -120,17 +111,8 @@ func (w *semanticWalk) equal(v1, v2 reflect.Value, depth int) bool {
 		}
 		return true
 	case reflect.Map:
-		if (v1.IsNil() || v1.Len() == 0) != (v2.IsNil() || v2.Len() == 0) {
-			return false
-		}
-		if v1.IsNil() || v1.Len() == 0 {
-			return true
-		}
-		if v1.Len() != v2.Len() {
-			return false
-		}
-		if v1.Pointer() == v2.Pointer() {
-			return true
+		if eq, decided := sameLengthOrShared(v1, v2); decided {
+			return eq
 		}
 		if t == typeStringMap && v1.CanInterface() && v2.CanInterface() {
 			return sameStrings(v1.Interface().(map[string]string), v2.Interface().(map[string]string))
@@ -168,3 +150,21 @@ func (w *semanticWalk) equal(v1, v2 reflect.Value, depth int) bool {
 }
 
 var typeStringMap = reflect.TypeFor[map[string]string]()
+
+// sameLengthOrShared decides two slices or two maps (v1, v2 of one type)
+// where their elements need not be compared: nil and empty are equal (as
+// in Semantic.DeepEqual), lengths that differ are not, and one backing
+// array or map is equal to itself. decided is false when the elements
+// must be compared.
+func sameLengthOrShared(v1, v2 reflect.Value) (eq, decided bool) {
+	e1, e2 := v1.IsNil() || v1.Len() == 0, v2.IsNil() || v2.Len() == 0
+	switch {
+	case e1 || e2:
+		return e1 == e2, true
+	case v1.Len() != v2.Len():
+		return false, true
+	case v1.Pointer() == v2.Pointer():
+		return true, true
+	}
+	return false, false
+}
