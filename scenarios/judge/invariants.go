@@ -178,14 +178,13 @@ func losses(events []eventlog.Event, graphs []graph) map[string][]int {
 	for _, g := range graphs {
 		for _, c := range g.u.Graph() {
 			for _, d := range c.DependsOn {
-				for _, dc := range g.u.Graph() {
-					if dc.Name != d {
-						continue
-					}
-					k, u := dc.key(g.ns), g.ns+"/"+g.u.Name
-					if !slices.Contains(deps[k], u) {
-						deps[k] = append(deps[k], u)
-					}
+				dc, ok := g.u.Component(d)
+				if !ok {
+					continue
+				}
+				k, u := dc.key(g.ns), g.ns+"/"+g.u.Name
+				if !slices.Contains(deps[k], u) {
+					deps[k] = append(deps[k], u)
 				}
 			}
 		}
